@@ -1,0 +1,1 @@
+"""Libraries, the resolver and Context7-style documentation answers."""

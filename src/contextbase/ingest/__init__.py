@@ -1,0 +1,1 @@
+"""Sources → parse → clean → chunk → embed → store."""

@@ -1,0 +1,1 @@
+"""Keyword, vector and hybrid retrieval."""

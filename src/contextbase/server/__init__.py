@@ -1,0 +1,1 @@
+"""The MCP server: thin tools over the features, grouped and switchable."""
