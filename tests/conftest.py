@@ -20,8 +20,13 @@ def private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     """Every test gets its own data directory, never the user's ~/.contextbase."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("CONTEXTBASE_HOME", str(home))
-    for name in ("CONTEXTBASE_DB", "CONTEXTBASE_EMBEDDER", "CONTEXTBASE_TOKEN",
-                 "CONTEXTBASE_KNOWLEDGEBASES", "CONTEXTBASE_PROJECT"):
+    for name in (
+        "CONTEXTBASE_DB",
+        "CONTEXTBASE_EMBEDDER",
+        "CONTEXTBASE_TOKEN",
+        "CONTEXTBASE_KNOWLEDGEBASES",
+        "CONTEXTBASE_PROJECT",
+    ):
         monkeypatch.delenv(name, raising=False)
     return home
 

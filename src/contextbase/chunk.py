@@ -71,7 +71,9 @@ class _Section:
         return sum(b.tokens for b in self.blocks)
 
 
-def chunk_markdown(markdown: str, title: str = "", options: ChunkOptions | None = None) -> list[Chunk]:
+def chunk_markdown(
+    markdown: str, title: str = "", options: ChunkOptions | None = None
+) -> list[Chunk]:
     """Cut Markdown into chunks; ``title`` heads every heading path."""
     options = options or ChunkOptions()
     sections = _merge_small(_sections(markdown, title), options)
@@ -100,10 +102,10 @@ def _blocks(lines: list[str]) -> list[_Block]:
         marker = _FENCE.match(line)
         if fence is not None:
             code.append(line)
-            if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence):
-                if line.strip() == marker.group(1) or line.strip().strip(fence[0]) == "":
-                    blocks.append(_Block("\n".join(code), is_code=True))
-                    code, fence = [], None
+            closes = marker and len(marker.group(1)) >= len(fence)
+            if closes and line.strip().strip(fence[0]) == "":
+                blocks.append(_Block("\n".join(code), is_code=True))
+                code, fence = [], None
             continue
         if marker:
             flush()
@@ -162,7 +164,11 @@ def _merge_small(sections: list[_Section], options: ChunkOptions) -> list[_Secti
     pending: _Section | None = None
     for section in sections:
         if pending is not None:
-            heading = _Block("#" * min(len(section.path), 6) + " " + section.path[-1], is_heading=True) if section.path else None
+            heading = (
+                _Block("#" * min(len(section.path), 6) + " " + section.path[-1], is_heading=True)
+                if section.path
+                else None
+            )
             section = _Section(
                 pending.path,
                 pending.blocks + ([heading] if heading else []) + section.blocks,
@@ -175,8 +181,14 @@ def _merge_small(sections: list[_Section], options: ChunkOptions) -> list[_Secti
     if pending is not None and pending.blocks:
         if merged and merged[-1].tokens + pending.tokens <= options.max_tokens:
             last = merged[-1]
-            heading = _Block("#" * min(len(pending.path), 6) + " " + pending.path[-1], is_heading=True) if pending.path else None
-            last.blocks += ([heading] if heading and pending.path != last.path else []) + pending.blocks
+            heading = (
+                _Block("#" * min(len(pending.path), 6) + " " + pending.path[-1], is_heading=True)
+                if pending.path
+                else None
+            )
+            last.blocks += (
+                [heading] if heading and pending.path != last.path else []
+            ) + pending.blocks
         else:
             merged.append(pending)
     return merged
@@ -202,7 +214,11 @@ def _split_section(section: _Section, options: ChunkOptions) -> list[Chunk]:
         current.append(piece)
         size += piece.tokens
     if current and any(not b.is_heading for b in current):
-        if chunks and size < options.min_tokens and chunks[-1].token_count + size <= options.max_tokens:
+        if (
+            chunks
+            and size < options.min_tokens
+            and chunks[-1].token_count + size <= options.max_tokens
+        ):
             last = chunks.pop()
             tail = [b for b in current if b.text not in last.text]
             chunks.append(_make_chunk([_Block(last.text, last.has_code), *tail], path))

@@ -30,10 +30,12 @@ def _sqlite() -> Check:
             version = db.scalar("SELECT sqlite_version()")
             db.execute("CREATE VIRTUAL TABLE t USING fts5(x)")
             if not db.vec_available:
-                return Check("sqlite", False, f"SQLite {version} with FTS5, but sqlite-vec failed to load")
+                return Check(
+                    "sqlite", False, f"SQLite {version} with FTS5, but sqlite-vec failed to load"
+                )
             vec = db.scalar("SELECT vec_version()")
             return Check("sqlite", True, f"SQLite {version}, FTS5, sqlite-vec {vec}")
-        except Exception as exc:  # noqa: BLE001 - a doctor reports whatever breaks
+        except Exception as exc:
             return Check("sqlite", False, str(exc))
         finally:
             db.close()

@@ -55,8 +55,11 @@ def test_title_not_repeated_when_it_is_the_first_heading() -> None:
 
 def test_long_prose_split_with_overlap() -> None:
     sentences = [f"Sentence number {i} talks about topic {i % 7} in detail." for i in range(200)]
-    chunks = chunk_markdown("# Long\n\n" + " ".join(sentences), "Long",
-                            ChunkOptions(target_tokens=100, overlap_tokens=20))
+    chunks = chunk_markdown(
+        "# Long\n\n" + " ".join(sentences),
+        "Long",
+        ChunkOptions(target_tokens=100, overlap_tokens=20),
+    )
     assert len(chunks) > 5
     assert all(c.token_count <= 150 for c in chunks)
     # consecutive chunks share a sentence of overlap
@@ -77,14 +80,21 @@ def test_unclosed_fence_is_closed() -> None:
 
 
 blocks = st.one_of(
-    st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`~#"),
-             min_size=1, max_size=400).map(lambda s: s.strip() or "x"),
-    st.builds(lambda code, lang: f"```{lang}\n{code}\n```",
-              st.text(alphabet="abc def()\n=+", min_size=1, max_size=2000),
-              st.sampled_from(["", "python", "js"])),
-    st.builds(lambda level, title: "#" * level + " " + title,
-              st.integers(1, 4), st.text(alphabet="abcdef XYZ", min_size=1, max_size=30)
-              .map(lambda s: s.strip() or "h")),
+    st.text(
+        alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="`~#"),
+        min_size=1,
+        max_size=400,
+    ).map(lambda s: s.strip() or "x"),
+    st.builds(
+        lambda code, lang: f"```{lang}\n{code}\n```",
+        st.text(alphabet="abc def()\n=+", min_size=1, max_size=2000),
+        st.sampled_from(["", "python", "js"]),
+    ),
+    st.builds(
+        lambda level, title: "#" * level + " " + title,
+        st.integers(1, 4),
+        st.text(alphabet="abcdef XYZ", min_size=1, max_size=30).map(lambda s: s.strip() or "h"),
+    ),
 )
 
 

@@ -15,15 +15,33 @@ from contextbase.store.sqlite import SQLiteStore
 def resolver(tmp_path: Path) -> LibraryResolver:
     store = SQLiteStore(Database(tmp_path / "r.db"))
     for lib in [
-        Library.new("requests", "pypi", language="Python", popularity_score=95,
-                    short_description="HTTP for humans", keywords=["http", "client"]),
-        Library.new("requests", "npm", language="JavaScript", popularity_score=5,
-                    short_description="Simple HTTP requests for node"),
-        Library.new("moment", "npm", language="JavaScript", status="deprecated",
-                    popularity_score=90),
+        Library.new(
+            "requests",
+            "pypi",
+            language="Python",
+            popularity_score=95,
+            short_description="HTTP for humans",
+            keywords=["http", "client"],
+        ),
+        Library.new(
+            "requests",
+            "npm",
+            language="JavaScript",
+            popularity_score=5,
+            short_description="Simple HTTP requests for node",
+        ),
+        Library.new(
+            "moment", "npm", language="JavaScript", status="deprecated", popularity_score=90
+        ),
         Library.new("moment", "pypi", language="Python", popularity_score=10),
-        Library.new("React", "npm", language="JavaScript", aliases=["ReactJS", "react.js"],
-                    popularity_score=99, keywords=["ui", "components"]),
+        Library.new(
+            "React",
+            "npm",
+            language="JavaScript",
+            aliases=["ReactJS", "react.js"],
+            popularity_score=99,
+            keywords=["ui", "components"],
+        ),
         Library.new("FastAPI", "pypi", language="Python", keywords=["api", "web"]),
         Library.new("numpy", "pypi", language="Python"),
         Library.new("pandas", "pypi", language="Python"),
@@ -64,10 +82,11 @@ def test_context7_id_passes_through(resolver: LibraryResolver) -> None:
 
 @pytest.mark.parametrize(
     "hostile",
-    ["x' OR 1=1 --", "'; DROP TABLE libraries; --", "%", "_", "\" OR \"\"=\"", "react\x00"],
+    ["x' OR 1=1 --", "'; DROP TABLE libraries; --", "%", "_", '" OR ""="', "react\x00"],
 )
-def test_hostile_names_match_nothing_and_break_nothing(resolver: LibraryResolver,
-                                                       hostile: str) -> None:
+def test_hostile_names_match_nothing_and_break_nothing(
+    resolver: LibraryResolver, hostile: str
+) -> None:
     matches = resolver.resolve(hostile)
     assert all(m.matched_by != "exact" for m in matches)
     assert len(resolver.store.all_libraries()) == 8

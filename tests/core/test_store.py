@@ -20,8 +20,13 @@ def _store(tmp_path: Path) -> SQLiteStore:
 
 def _chunk(text: str, index: int = 0, total: int = 1) -> ChunkRecord:
     return ChunkRecord(
-        text=text, title="T", heading_path="T > S", chunk_index=index, chunk_total=total,
-        token_count=len(text) // 4, content_hash=f"h-{text}",
+        text=text,
+        title="T",
+        heading_path="T > S",
+        chunk_index=index,
+        chunk_total=total,
+        token_count=len(text) // 4,
+        content_hash=f"h-{text}",
     )
 
 
@@ -42,15 +47,23 @@ def test_newer_schema_is_refused(tmp_path: Path) -> None:
 
 def test_library_terms_and_relations_are_queryable(tmp_path: Path) -> None:
     store = _store(tmp_path)
-    lib = Library.new("React", "npm", aliases=["ReactJS", "react.js"], keywords=["ui", "jsx"],
-                      related_libraries=["redux"], supersedes=["create-react-app"])
+    lib = Library.new(
+        "React",
+        "npm",
+        aliases=["ReactJS", "react.js"],
+        keywords=["ui", "jsx"],
+        related_libraries=["redux"],
+        supersedes=["create-react-app"],
+    )
     store.upsert_library(lib)
-    assert store.db.scalar(
-        "SELECT library_id FROM library_terms WHERE kind='keyword' AND term='jsx'"
-    ) == "lib-npm-react"
-    assert store.db.scalar(
-        "SELECT target FROM library_relations WHERE kind='supersedes'"
-    ) == "create-react-app"
+    assert (
+        store.db.scalar("SELECT library_id FROM library_terms WHERE kind='keyword' AND term='jsx'")
+        == "lib-npm-react"
+    )
+    assert (
+        store.db.scalar("SELECT target FROM library_relations WHERE kind='supersedes'")
+        == "create-react-app"
+    )
     again = store.get_library("/npm/react")
     assert again is not None and again.aliases == ["ReactJS", "react.js"]
     assert again.related_libraries == ["redux"]

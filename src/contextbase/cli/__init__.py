@@ -40,5 +40,22 @@ def _register() -> None:
     for command in [*docs.COMMANDS, *tools.COMMANDS, serve.serve]:
         main.add_command(command)
 
+    from contextbase.cli.memory import solutions
+
+    main.add_command(solutions)
+
+    from contextbase.cli.project import project
+
+    main.add_command(project)
+
+    from contextbase.cli.graph import graph
+
+    main.add_command(graph)
+
+    from contextbase.cli import sources
+
+    for command in sources.COMMANDS:
+        main.add_command(command)
+
 
 _register()

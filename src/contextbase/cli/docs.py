@@ -3,27 +3,22 @@
 from __future__ import annotations
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from contextbase.chunk import ChunkOptions
 from contextbase.cli._common import (
     console,
     db_option,
     echo_json,
-    err_console,
     json_option,
     open_database,
     settings_for,
 )
+from contextbase.cli.sources import crawl_options, run_add, web_options
 from contextbase.config import Settings
 from contextbase.docs.format import format_libraries
 from contextbase.docs.service import DocsService
 from contextbase.embed import Embedder, configured_embedder
 from contextbase.errors import NotFoundError
-from contextbase.ingest.folder import iter_folder
-from contextbase.ingest.library import prepare_library
-from contextbase.ingest.metadata import detect_metadata
-from contextbase.ingest.pipeline import Indexer, IndexReport
+from contextbase.ingest.sources import SourceSpec
 from contextbase.store.models import Filters
 from contextbase.store.sqlite import SQLiteStore
 
@@ -51,80 +46,82 @@ embedder_option = click.option(
 @click.command()
 @click.argument("source")
 @click.option("--library", "library_name", help="Library name (default: from the source).")
-@click.option("--version", "version", default="", help="Documentation version.")
+@click.option(
+    "--version",
+    "version",
+    default=None,
+    help="Documentation version (default: the git --ref, else none).",
+)
 @click.option("--ecosystem", help="Package ecosystem: pypi, npm, crates.io, maven, ...")
 @click.option("--language", help="Programming language.")
 @click.option("--description", help="Short description of the library.")
 @click.option("--include", multiple=True, help="Glob of files to index (repeatable).")
 @click.option("--exclude", multiple=True, help="Glob of files to skip (repeatable).")
+@click.option("--ref", default=None, help="Git branch or tag to index (git sources).")
+@click.option(
+    "--path",
+    "docs_path",
+    default=None,
+    help="Documentation folder inside the folder or repository (e.g. docs/).",
+)
+@web_options
 @embedder_option
 @db_option
 @json_option
 def add(
     source: str,
     library_name: str | None,
-    version: str,
+    version: str | None,
     ecosystem: str | None,
     language: str | None,
     description: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
+    ref: str | None,
+    docs_path: str | None,
+    max_depth: int,
+    max_pages: int,
+    max_concurrent: int,
+    include_url: tuple[str, ...],
+    exclude_url: tuple[str, ...],
+    render: bool,
+    single_page: bool,
+    no_robots: bool,
+    code_min_chars: int,
     embedder: str | None,
     db_path: str | None,
     as_json: bool,
 ) -> None:
-    """Index documentation from a folder (re-running updates it incrementally)."""
-    settings = settings_for(db_path)
-    store = _store(settings)
-    detected = detect_metadata(source)
-    library = prepare_library(
-        store,
-        library_name,
-        detected,
+    """Index documentation from a folder, a git repository or a website.
+
+    SOURCE is a folder, a git URL (github.com/org/repo, *.git, file://, or a
+    local repository with --ref), or an http(s) URL to crawl. Re-running
+    updates the index incrementally.
+    """
+    spec = SourceSpec(
+        source,
+        library=library_name,
+        version=version,
         ecosystem=ecosystem,
         language=language,
-        short_description=description,
-        doc_version=version or None,
-        doc_source_type="folder",
+        description=description,
+        include=include,
+        exclude=exclude,
+        ref=ref,
+        path=docs_path,
+        crawl=crawl_options(
+            max_depth,
+            max_pages,
+            max_concurrent,
+            include_url,
+            exclude_url,
+            render,
+            single_page,
+            no_robots,
+        ),
+        code_min_chars=code_min_chars,
     )
-    files = list(iter_folder(source, include, exclude))
-    embedders = [e] if (e := _embedder(settings, embedder)) else []
-    options = ChunkOptions(settings.chunk_tokens, settings.chunk_overlap_tokens)
-    report = _run_indexer(store, embedders, options, library, version, files, quiet=as_json)
-    if as_json:
-        echo_json({"library": library.context7_id, "version": version, **report.as_dict()})
-        return
-    console.print(
-        f"Indexed {library.name} ({library.context7_id}{'/' + version if version else ''}): "
-        f"{report.indexed} new or changed, {report.unchanged} unchanged, "
-        f"{len(report.skipped)} skipped, {report.removed} removed; {report.chunks} chunks."
-    )
-    if not embedders:
-        console.print("Keyword-only index: no embedding model was used.")
-
-
-def _run_indexer(store, embedders, options, library, version, files, quiet) -> IndexReport:  # type: ignore[no-untyped-def]
-    with Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[chunks]} chunks"),
-        TimeElapsedColumn(),
-        console=err_console,
-        disable=quiet,
-        transient=True,
-    ) as progress:
-        task = progress.add_task("Indexing", total=len(files), chunks=0)
-        counts = {"chunks": 0}
-
-        def advance(event: str, count: int) -> None:
-            if event == "file":
-                progress.advance(task, count)
-            else:
-                counts["chunks"] += count
-                progress.update(task, chunks=counts["chunks"])
-
-        return Indexer(store, embedders, options, advance).index(library, version, files)
+    run_add(spec, db_path, embedder, as_json)
 
 
 @click.command()
@@ -135,9 +132,7 @@ def _run_indexer(store, embedders, options, library, version, files, quiet) -> I
 @click.option("--ecosystem", default=None)
 @click.option("--limit", default=5, show_default=True, type=click.IntRange(1, 100))
 @click.option("--tokens", default=None, type=click.IntRange(50, 100_000), help="Token budget.")
-@click.option(
-    "--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid"
-)
+@click.option("--mode", type=click.Choice(["hybrid", "keyword", "vector"]), default="hybrid")
 @embedder_option
 @db_option
 @json_option
@@ -173,7 +168,9 @@ def search(
         console.print("No results.")
     for rank, result in enumerate(results, 1):
         console.rule(f"{rank}. {result.heading_path or result.title}  [dim]{result.score:.4f}")
-        console.print(f"[dim]{result.library_id} {result.version}  {result.source}", highlight=False)
+        console.print(
+            f"[dim]{result.library_id} {result.version}  {result.source}", highlight=False
+        )
         console.print(result.text, markup=False, highlight=False)
 
 
@@ -263,8 +260,12 @@ def resolve(name: str, query: str, db_path: str | None, as_json: bool) -> None:
         echo_json(
             {
                 "matches": [
-                    {"id": m.library.context7_id, "name": m.library.name,
-                     "score": round(m.score, 3), "matched_by": m.matched_by}
+                    {
+                        "id": m.library.context7_id,
+                        "name": m.library.name,
+                        "score": round(m.score, 3),
+                        "matched_by": m.matched_by,
+                    }
                     for m in matches
                 ],
                 "suggestions": [] if matches else service.resolver.suggestions(name),

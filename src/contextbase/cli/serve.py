@@ -9,20 +9,37 @@ from contextbase.config import TOOL_GROUPS
 
 
 @click.command()
-@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio",
-              show_default=True)
+@click.option(
+    "--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True
+)
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
-@click.option("--token", default=None, envvar="CONTEXTBASE_TOKEN",
-              help="Bearer token HTTP clients must send (required off loopback).")
-@click.option("--tools", default=None,
-              help=f"Comma-separated tool groups to enable ({','.join(TOOL_GROUPS)}).")
+@click.option(
+    "--token",
+    default=None,
+    envvar="CONTEXTBASE_TOKEN",
+    help="Bearer token HTTP clients must send (required off loopback).",
+)
+@click.option(
+    "--tools",
+    default=None,
+    help=f"Comma-separated tool groups to enable ({','.join(TOOL_GROUPS)}).",
+)
 @click.option("--read-only", is_flag=True, help="Hide every tool that writes.")
 @click.option("--embedder", default=None, help="Embedding provider for queries.")
-@click.option("--kb", "knowledgebases", multiple=True, type=click.Path(dir_okay=False),
-              help="Knowledgebase file to serve (repeatable).")
-@click.option("--project", default=None, type=click.Path(file_okay=False),
-              help="Project folder for the project tools (default: client root or cwd).")
+@click.option(
+    "--kb",
+    "knowledgebases",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    help="Knowledgebase file to serve (repeatable).",
+)
+@click.option(
+    "--project",
+    default=None,
+    type=click.Path(file_okay=False),
+    help="Project folder for the project tools (default: client root or cwd).",
+)
 @db_option
 def serve(
     transport: str,

@@ -51,8 +51,9 @@ def evaluate_command(
 
     service = _service(db_path, embedder)
     filters = Filters(library_id=_library_key(service, library_id) if library_id else None)
-    report = evaluate(service.search, load_queries(queries_path), root, filters=filters, k=k,
-                      mode=mode)  # type: ignore[arg-type]
+    report = evaluate(
+        service.search, load_queries(queries_path), root, filters=filters, k=k, mode=mode
+    )  # type: ignore[arg-type]
     if as_json:
         echo_json({"summary": report.summary(), "queries": [vars(q) for q in report.queries]})
         return

@@ -54,9 +54,9 @@ def render_params(params: list[Param]) -> str:
     parts: list[str] = []
     kinds = [p.kind for p in params]
     for index, param in enumerate(params):
-        if param.kind == "keyword_only" and "var_positional" not in kinds[:index]:
-            if "*" not in parts:
-                parts.append("*")
+        starts_keyword_only = param.kind == "keyword_only" and "*" not in parts
+        if starts_keyword_only and "var_positional" not in kinds[:index]:
+            parts.append("*")
         parts.append(param.render())
         is_last_posonly = param.kind == "positional_only" and (
             index + 1 == len(params) or params[index + 1].kind != "positional_only"
@@ -106,11 +106,15 @@ class ModuleSymbol(Symbol):
     is_package: bool = False
     all_names: list[str] | None = None
     """``__all__`` when it is a literal list; ``None`` when absent or computed."""
+    all_computed: bool = False
+    """``__all__`` exists but is built at run time, so ``import *`` exports are unknown."""
     star_imports: list[str] = field(default_factory=list)
     """Modules imported with ``from x import *``, as absolute names."""
+    has_getattr: bool = False
+    """Defines a module-level ``__getattr__`` (usually lazy imports of the names in ``__all__``)."""
     dynamic: bool = False
-    """Names may appear at run time: module ``__getattr__``, ``globals()`` writes,
-    or a compiled module with no source or stub."""
+    """Names may appear at run time: ``globals()`` writes, or a compiled module with no
+    source or stub."""
 
 
 @dataclass(kw_only=True)
@@ -193,15 +197,15 @@ def node_kind(symbol: Symbol) -> str:
     return symbol.graph_kind if isinstance(symbol, FunctionSymbol) else symbol.kind
 
 
-def symbol_from_data(
-    kind: str, common: dict[str, Any], data: dict[str, Any]
-) -> Symbol:
+def symbol_from_data(kind: str, common: dict[str, Any], data: dict[str, Any]) -> Symbol:
     """Rebuild a symbol from its stored columns and JSON data."""
     kind = "function" if kind == "method" else kind
     values = dict(data)
     if kind == "function":
         values["params"] = [Param(**p) for p in values.get("params", [])]
-        values["alternatives"] = [[Param(**p) for p in alt] for alt in values.get("alternatives", [])]
+        values["alternatives"] = [
+            [Param(**p) for p in alt] for alt in values.get("alternatives", [])
+        ]
     elif kind == "class":
         values["fields"] = [FieldInfo(**f) for f in values.get("fields", [])]
     return SYMBOL_TYPES[kind](**common, **values)

@@ -68,8 +68,12 @@ class DocsService:
                 f"No library {context7_id!r} is indexed.{hint}", suggestions=suggestions
             )
         if version is not None:
-            versions = [v.version for s in self.libraries() if s.library.id == library.id
-                        for v in s.versions]
+            versions = [
+                v.version
+                for s in self.libraries()
+                if s.library.id == library.id
+                for v in s.versions
+            ]
             if version not in versions:
                 listed = ", ".join(v or "(unversioned)" for v in versions) or "none"
                 raise NotFoundError(

@@ -21,6 +21,10 @@ class SourceFile:
     source_type: str = "file"
     content_type: str | None = None
     metadata: dict[str, Any] = field(default_factory=dict)
+    unchanged: bool = False
+    """The source knows the stored copy is current (an HTTP 304, or a passing
+    failure that should not delete the page): the Indexer keeps the stored
+    document as it is, and ``data`` may be empty."""
 
     @property
     def checksum(self) -> str:

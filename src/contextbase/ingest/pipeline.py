@@ -1,11 +1,17 @@
 """Incremental indexing of a library version from any source.
 
-Unchanged files (same checksum, vectors present in every configured space)
-are skipped; changed files replace their document atomically; files the
-source no longer has are removed. Chunks of several documents are embedded
-together in batches, which keeps the model busy, and each document is then
-written in its own transaction, so a killed process leaves only whole
-documents behind and a re-run picks up where it stopped.
+Unchanged files (same checksum, vectors present in every configured space,
+or flagged ``unchanged`` by their source) are skipped; changed files replace
+their document atomically; files the source no longer has are removed.
+Chunks of several documents are embedded together in batches, which keeps
+the model busy, and each document is then written in its own transaction,
+so a killed process leaves only whole documents behind and a re-run picks
+up where it stopped.
+
+Observers derive more rows from each stored document (code examples, word
+counts): they prepare a batch outside any transaction, where slow work such
+as embedding belongs, and write inside each document's own transaction, so
+a document and what was derived from it are stored together or not at all.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from contextbase.chunk import Chunk, ChunkOptions, chunk_markdown
 from contextbase.embed import Embedder
@@ -40,7 +47,13 @@ class IndexReport:
     vectors: dict[str, int] = field(default_factory=dict)
     reused_vectors: int = 0
     seconds: dict[str, float] = field(
-        default_factory=lambda: {"parse": 0.0, "chunk": 0.0, "embed": 0.0, "store": 0.0}
+        default_factory=lambda: {
+            "parse": 0.0,
+            "chunk": 0.0,
+            "embed": 0.0,
+            "observers": 0.0,
+            "store": 0.0,
+        }
     )
 
     def as_dict(self) -> dict[str, object]:
@@ -64,6 +77,27 @@ class _Pending:
     chunks: list[Chunk]
 
 
+@dataclass(frozen=True)
+class IndexedDocument:
+    """A document about to be stored, as observers see it."""
+
+    library: Library
+    record: DocumentRecord
+    parsed: ParsedDocument
+
+
+class DocumentObserver(Protocol):
+    """Derives more rows from each document the Indexer stores."""
+
+    def prepare(self, documents: Sequence[IndexedDocument]) -> list[Callable[[int], None]]:
+        """Work out what to write for a batch of documents, outside any transaction.
+
+        Returns one writer per document, in order; the Indexer calls it with the
+        stored document's id inside the transaction that stores the document.
+        """
+        ...
+
+
 Progress = Callable[[str, int], None]
 """Called with an event (``file``, ``chunks``) and a count."""
 
@@ -75,11 +109,13 @@ class Indexer:
         embedders: Sequence[Embedder] = (),
         chunk_options: ChunkOptions | None = None,
         progress: Progress | None = None,
+        observers: Sequence[DocumentObserver] = (),
     ) -> None:
         self.store = store
         self.embedders = list(embedders)
         self.chunk_options = chunk_options or ChunkOptions()
         self.progress = progress or (lambda event, count: None)
+        self.observers = list(observers)
         self._spaces: dict[int, Space] = {}
 
     def _space(self, embedder: Embedder) -> Space:
@@ -101,13 +137,16 @@ class Indexer:
         """Index ``files`` as ``library``/``version``; remove documents not seen when complete."""
         report = IndexReport()
         known = self.store.document_checksums(library.id, version)
-        complete = self._documents_with_all_vectors(library.id, version)
+        complete = self.documents_with_all_vectors(library.id, version)
         seen: set[str] = set()
         pending: list[_Pending] = []
         for file in files:
             report.files += 1
             seen.add(file.source)
             self.progress("file", 1)
+            if file.unchanged and file.source in known:
+                report.unchanged += 1
+                continue
             if known.get(file.source) == file.checksum and file.source in complete:
                 report.unchanged += 1
                 continue
@@ -136,7 +175,7 @@ class Indexer:
             self.store.refresh_library(library.id)
         return report
 
-    def _documents_with_all_vectors(self, library_id: str, version: str) -> set[str]:
+    def documents_with_all_vectors(self, library_id: str, version: str) -> set[str]:
         """Sources whose chunks all have a vector in every configured space."""
         rows = self.store.db.query(
             "SELECT d.source, c.id FROM documents d JOIN chunks c ON c.document_id = d.id"
@@ -159,27 +198,38 @@ class Indexer:
             return
         all_chunks = [chunk for item in pending for chunk in item.chunks]
         started = time.perf_counter()
-        vectors = {
-            self._space(e): self._embed(e, all_chunks, report) for e in self.embedders
-        }
+        vectors = {self._space(e): self._embed(e, all_chunks, report) for e in self.embedders}
         report.seconds["embed"] += time.perf_counter() - started
+        documents = [
+            IndexedDocument(
+                library,
+                DocumentRecord(
+                    library_id=library.id,
+                    version=version,
+                    source=item.file.source,
+                    source_type=item.file.source_type,
+                    format=item.parsed.format,
+                    title=item.parsed.title,
+                    checksum=item.file.checksum,
+                    metadata={**item.parsed.metadata, **item.file.metadata},
+                ),
+                item.parsed,
+            )
+            for item in pending
+        ]
+        started = time.perf_counter()
+        writers = [observer.prepare(documents) for observer in self.observers]
+        report.seconds["observers"] += time.perf_counter() - started
         started = time.perf_counter()
         offset = 0
-        for item in pending:
+        for position, (item, document) in enumerate(zip(pending, documents, strict=True)):
             count = len(item.chunks)
             records = [_record(chunk, item.parsed.title) for chunk in item.chunks]
-            document = DocumentRecord(
-                library_id=library.id,
-                version=version,
-                source=item.file.source,
-                source_type=item.file.source_type,
-                format=item.parsed.format,
-                title=item.parsed.title,
-                checksum=item.file.checksum,
-                metadata={**item.parsed.metadata, **item.file.metadata},
-            )
             embeddings = {space: vecs[offset : offset + count] for space, vecs in vectors.items()}
-            self.store.replace_document(document, records, embeddings)
+            with self.store.db.transaction():
+                document_id = self.store.replace_document(document.record, records, embeddings)
+                for observer_writers in writers:
+                    observer_writers[position](document_id)
             offset += count
             report.indexed += 1
             report.chunks += count

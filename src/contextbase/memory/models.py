@@ -146,6 +146,7 @@ class SolutionDraft:
     error_message: str
     solution: str
     title: str = ""
+    """Empty means: the error's main line, taken after redaction."""
     error_type: str = "other"
     context: str = ""
     root_cause: str = ""
@@ -167,7 +168,7 @@ class SolutionDraft:
             raise InvalidInputError(
                 f"errorType {error_type!r} is not one of {', '.join(ERROR_TYPES)}."
             )
-        title = text_field("title", get("title"), MAX_TITLE_CHARS) or default_title(error_message)
+        title = text_field("title", get("title"), MAX_TITLE_CHARS)
         return cls(
             error_message=error_message,
             solution=solution,
@@ -255,7 +256,7 @@ def environment_field(name: str, value: Any) -> dict[str, Any]:
         except json.JSONDecodeError as exc:
             raise InvalidInputError(f"{name} is not valid JSON: {exc.msg}.") from exc
     if not isinstance(value, dict):
-        raise InvalidInputError(f"{name} must be an object such as {{\"python\": \"3.12\"}}.")
+        raise InvalidInputError(f'{name} must be an object such as {{"python": "3.12"}}.')
     if len(json.dumps(value, default=str)) > MAX_ENVIRONMENT_CHARS:
         raise InvalidInputError(f"{name} is larger than {MAX_ENVIRONMENT_CHARS:,} characters.")
     return {str(k): v for k, v in value.items()}

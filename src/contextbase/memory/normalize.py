@@ -75,9 +75,9 @@ _CODE_RULES: list[tuple[str, re.Pattern[str]]] = [
     ("csharp", re.compile(r"\b(CS\d{4})\b")),
     ("oracle", re.compile(r"\b(ORA-\d{5})\b")),
     ("sqlstate", re.compile(r"\bSQLSTATE\s*[\[:=]?\s*([0-9A-Z]{5})\b")),
-    # mypy prints its code in brackets at the end of the line; a hyphenated
-    # bracketed word is a code anywhere (``# type: ignore[attr-defined]``).
-    ("mypy", re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]|\[([a-z][a-z0-9]+)\][ \t]*$", re.M)),
+    # mypy prints the code in brackets at the end of the line; codes named inside
+    # a message ("Unused 'type: ignore[x]' comment") are not the error's own.
+    ("mypy", re.compile(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\][ \t]*$", re.M)),
     (
         "http",
         re.compile(
@@ -144,10 +144,14 @@ _QUOTED = re.compile(
 )
 _SUBSTITUTIONS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s/'\"<>]+)[^\s'\"<>]*"), r"\1"),
-    (re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I), "<uuid>"),
+    (
+        re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I),
+        "<uuid>",
+    ),
     (
         re.compile(
-            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
+            r"\b\d{4}-\d{2}-\d{2}"
+            r"(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?)?\b"
             r"|\b\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?\b"
         ),
         "<time>",

@@ -61,7 +61,11 @@ _TOKEN_RULES: list[tuple[str, re.Pattern[str], int]] = [
         re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{20,}"),
         0,
     ),
-    ("github_token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
+    (
+        "github_token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"),
+        0,
+    ),
     ("gitlab_token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"), 0),
     ("slack_token", re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), 0),
     ("aws_access_key_id", re.compile(r"\b(?:AKIA|ASIA|AIDA|AROA)[0-9A-Z]{16}\b"), 0),
@@ -114,9 +118,13 @@ def _looks_secret(name: str, key: str, value: str, sep: str) -> bool:
         return True
     # A bare "token:" or "secret:" is common in prose and parser errors
     # ("Unexpected token: import"); there the value must look machine-made.
-    bare = key.lower() == name and ":" in sep and "=" not in sep
-    if bare or name == "token":
-        return len(value) >= 16 and bool(re.search(r"\d", value)) and bool(re.search(r"[A-Za-z]", value))
+    bare = name == "secret" and key.lower() == name and "=" not in sep
+    if bare or (name == "token" and key.lower() == name):
+        return (
+            len(value) >= 16
+            and bool(re.search(r"\d", value))
+            and bool(re.search(r"[A-Za-z]", value))
+        )
     return len(value) >= 6
 
 

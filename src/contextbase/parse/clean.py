@@ -131,4 +131,3 @@ def clean_markdown(markdown: str) -> str:
         blank_run = 0
         out.append(line)
     return "\n".join(out).strip("\n") + "\n" if any(s.strip() for s in out) else ""
-

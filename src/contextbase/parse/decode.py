@@ -55,8 +55,7 @@ def decode_text(data: bytes, declared_charset: str | None = None) -> str | None:
     head = data[:_SAMPLE]
     if b"\x00" in head:
         return None
-    candidates = [declared_charset, _declared_in_document(head), "utf-8", "cp1252", "latin-1"]
-    for charset in candidates:
+    for charset in (declared_charset, _declared_in_document(head), "utf-8", "cp1252"):
         if not charset:
             continue
         encoding = _python_encoding(charset)
@@ -67,7 +66,8 @@ def decode_text(data: bytes, declared_charset: str | None = None) -> str | None:
         except UnicodeDecodeError:
             continue
         return None if looks_binary(text) else text
-    return None
+    text = data.decode("latin-1")  # maps every byte: the last resort never fails
+    return None if looks_binary(text) else text
 
 
 def _declared_in_document(head: bytes) -> str | None:

@@ -41,7 +41,9 @@ _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
 _MDX_COMMENT = re.compile(r"\{/\*.*?\*/\}", re.S)
 _INLINE_CODE = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.S)
 _IMAGE = re.compile(r"!\[[^\]]*\](?:\((?:[^()\s]|\([^)]*\))*(?:\s+\"[^\"]*\")?\)|\[[^\]]*\])")
-_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\((?:[^()\s]|\([^)]*\))*(?:\s+[\"'][^\"']*[\"'])?\)")
+_LINK = re.compile(
+    r"\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*(?:[^()\s]|\([^)]*\))*(?:\s+[\"'][^\"']*[\"'])?\)"
+)
 _REF_LINK = re.compile(r"\[((?:[^\[\]]|\[[^\]]*\])+)\]\[[^\]]*\]")
 _REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s+\S.*$", re.M)
 _AUTOLINK = re.compile(r"<((?:https?|mailto|ftp):[^>\s]+)>")
@@ -51,11 +53,12 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _TABLE_ALIGN = re.compile(r"^\s*\|?\s*:?-+:?\s*(?:\|\s*:?-+:?\s*)+\|?\s*$")
 _TAG_START = re.compile(r"(?<!\\)<(/?)([A-Za-z][\w.:-]*)")
-_JSX_SPACE = re.compile(r"\{\s*(['\"])\s*\1\s*\}")
+_JSX_STRING = re.compile(r"\{\s*(['\"])((?:(?!\1)[^\\\n]|\\.)*)\1\s*\}")
 _IMPORT_EXPORT = re.compile(r"^(?:import\s|export\s+(?:default|const|function|let|var|\{|\*))")
 _MDX_SNIFF = re.compile(r"^(?:<[A-Z][\w.]*[\s/>]|import\s+[\w{*].*\s+from\s+['\"]|export\s)", re.M)
 _DROP_WITH_CONTENT = {"script", "style", "svg", "iframe", "video", "audio", "picture", "template"}
 _MEDIA = {"img", "image", "source", "track", "input", "hr"}
+_MAX_NESTING = 40
 _PLACEHOLDER = re.compile("\ue000(\\d+)\ue001")
 
 
@@ -121,8 +124,10 @@ def _strip_fences(text: str) -> str:
 # --- MkDocs / Docusaurus block syntax -------------------------------------------------------
 
 
-def _expand_blocks(lines: list[str]) -> list[str]:
+def _expand_blocks(lines: list[str], depth: int = 0) -> list[str]:
     """Unwrap admonitions, tabs and ``///`` blocks into plain lines with a label."""
+    if depth > _MAX_NESTING:
+        return lines
     out: list[str] = []
     open_slashes: list[str] = []
     open_colons: list[str] = []
@@ -149,7 +154,7 @@ def _expand_blocks(lines: list[str]) -> list[str]:
                 label = indented.group(2)
             else:
                 label = _admonition_label(indented.group(3), indented.group(4))
-            out.extend(["", _label_line(label), "", *_expand_blocks(body), ""])
+            out.extend(["", _label_line(label), "", *_expand_blocks(body, depth + 1), ""])
             continue
         slash = _SLASH_BLOCK.match(line)
         if slash:
@@ -301,7 +306,7 @@ def _convert_text(lines: list[str], mdx: bool) -> str:
     text = _MDBOOK_OTHER.sub("", text)
     if mdx:
         text = _drop_import_export(text)
-        text = _JSX_SPACE.sub(" ", text)
+        text = _JSX_STRING.sub(lambda m: m.group(2).replace("\\n", "\n") or " ", text)
     text = _strip_tags(text)
     text = _REF_DEF.sub("", text)
     text = _IMAGE.sub("", text)
@@ -342,8 +347,13 @@ def _strip_tags(text: str) -> str:
             out.append(text[pos:])
             return "".join(out)
         end = _tag_end(text, match.end())
-        # "Vec<T>" is text, not a tag: an opening tag never follows a word character.
-        glued = not match.group(1) and match.start() > 0 and text[match.start() - 1].isalnum()
+        # "Vec<T>" is text, "2<MathI>x</MathI>" is a tag: after a letter, trust a closing tag.
+        glued = (
+            not match.group(1)
+            and match.start() > 0
+            and text[match.start() - 1].isalnum()
+            and f"</{match.group(2)}>" not in text
+        )
         if end < 0 or glued:
             out.append(text[pos : match.end()])
             pos = match.end()
@@ -360,7 +370,8 @@ def _strip_tags(text: str) -> str:
             pos = close.end() if close else pos
         elif lower == "br":
             out.append(" ")
-        elif name[0].isupper() and lower not in _MEDIA:
+        elif name[0].isupper() and lower not in _MEDIA and not tag.endswith("/>"):
+            # A container's title (<Recipes titleText="...">) names the section it opens.
             title = re.search(r"\btitle(?:Text)?=(?:\"([^\"]+)\"|'([^']+)')", tag)
             if title:
                 out.append(f"\n\n**{title.group(1) or title.group(2)}**\n\n")

@@ -32,6 +32,7 @@ from contextbase.parse.text import title_from_path
 _ADORNMENT = re.compile(r"([!-/:-@\[-`{-~])\1{2,}\s*")
 _EXPLICIT = re.compile(r"\.\.(?:\s|$)")
 _DIRECTIVE = re.compile(r"\.\.\s+([A-Za-z][\w:+.-]*?)::(?:\s+(.*))?$")
+_TARGET = re.compile(r"\.\.\s+_([^:`]+|`[^`]+`):\s*$")
 _SUBST_DEF = re.compile(r"^\.\.\s+\|([^|]+)\|\s+([\w:-]+)::\s*(.*)$", re.M)
 _OPTION = re.compile(r"^:([\w.-]+(?:\s[\w.-]+)*):(?:\s+(.*))?$")
 _BULLET = re.compile(r"([-*+•‣⁃])(\s+|$)")
@@ -48,7 +49,7 @@ _OBJECT_DIRECTIVES = {
     "awaitablefunction", "awaitablemethod", "abstractmethod", "property", "opcode", "cmdoption",
     "option", "describe", "object", "envvar", "pdbcommand", "2to3fixer", "macro", "type", "var",
     "member", "struct", "union", "enum", "enumerator", "confval", "setting", "directive", "role",
-    "event", "fixture", "staticmethod", "module-level", "var", "concept", "namespace",
+    "event", "fixture", "module-level", "concept", "namespace",
 }  # fmt: skip
 _MEMBER_DIRECTIVES = {
     "method", "attribute", "classmethod", "staticmethod", "coroutinemethod", "awaitablemethod",
@@ -60,9 +61,9 @@ _PYTHON_OBJECTS = {
 }  # fmt: skip
 _SIGNATURE_PREFIX = {
     "class": "class", "exception": "exception", "classmethod": "classmethod",
-    "staticmethod": "staticmethod", "coroutinefunction": "coroutine", "coroutinemethod": "coroutine",
-    "awaitablefunction": "awaitable", "awaitablemethod": "awaitable",
-    "abstractmethod": "abstractmethod", "property": "property",
+    "staticmethod": "staticmethod", "coroutinefunction": "coroutine",
+    "coroutinemethod": "coroutine", "awaitablefunction": "awaitable",
+    "awaitablemethod": "awaitable", "abstractmethod": "abstractmethod", "property": "property",
 }  # fmt: skip
 _ADMONITIONS = {
     "note": "Note", "warning": "Warning", "seealso": "See also", "tip": "Tip", "hint": "Hint",
@@ -86,6 +87,7 @@ _DROPPED = {
     "role", "title", "audit-event-table", "program", "target-notes", "sectnum", "header",
     "footer", "autosummary", "automodule", "autoclass", "autofunction", "highlightlang",
 }  # fmt: skip
+_MAX_DEPTH = 60
 _CODE_DIRECTIVES = {"code-block": "", "sourcecode": "", "code": "", "testcode": "python"}
 
 
@@ -152,6 +154,7 @@ class _Converter:
             for m in _SUBST_DEF.finditer(text)
             if m.group(2) in {"replace", "unicode"}
         }
+        self.labels = _section_labels(self.lines)
         self.styles: list[tuple[str, bool]] = []
         self.level = 0
         self.title = ""
@@ -159,16 +162,28 @@ class _Converter:
         self.module = ""
         self.synopsis = ""
         self.highlight = ""
+        self.depth = 0
 
     def convert(self) -> str:
         return join_blocks(self.body(self.lines, _Context()))
 
     def inline(self, text: str) -> str:
-        return rst_inline(text, self.substitutions)
+        return rst_inline(text, self.substitutions, self.labels)
 
     # --- block structure ----------------------------------------------------------------
 
     def body(self, lines: list[str], ctx: _Context) -> list[str]:
+        # Absurd nesting (thousands of indentation levels) is flattened, not recursed into.
+        if self.depth >= _MAX_DEPTH:
+            text = " ".join(line.strip() for line in lines if line.strip())
+            return [self.inline(text)] if text else []
+        self.depth += 1
+        try:
+            return self._body(lines, ctx)
+        finally:
+            self.depth -= 1
+
+    def _body(self, lines: list[str], ctx: _Context) -> list[str]:
         blocks: list[str] = []
         i = 0
         n = len(lines)
@@ -250,7 +265,9 @@ class _Converter:
         blocks: list[str] = []
         literal = text.endswith("::")
         if literal:
-            text = text[:-2].rstrip() if text[:-2].endswith((" ", "\n")) or text == "::" else text[:-1]
+            text = (
+                text[:-2].rstrip() if text[:-2].endswith((" ", "\n")) or text == "::" else text[:-1]
+            )
         if text.strip():
             blocks.append(self.inline(text))
         if literal:
@@ -326,12 +343,19 @@ class _Converter:
         while end < len(lines) and lines[end].strip():
             end += 1
         rows = grid_table_rows(lines[i:end])
-        return [table_rows([[self.inline(c) for c in row] for row in rows])], end
+        return [table_rows([[self.cell(c) for c in row] for row in rows])], end
 
     def simple_table(self, lines: list[str], i: int, ctx: _Context) -> tuple[list[str], int]:
         end = simple_table_end(lines, i)
         rows = simple_table_rows(lines[i:end])
-        return [table_rows([[self.inline(c) for c in row] for row in rows])], end
+        return [table_rows([[self.cell(c) for c in row] for row in rows])], end
+
+    def cell(self, text: str) -> str:
+        """A table cell; a directive inside one (``.. data:: MAX_PREC``) keeps its argument."""
+        directive = _DIRECTIVE.match(text)
+        if directive:
+            return _code(directive.group(2) or "")
+        return self.inline(text)
 
     def doctest(self, lines: list[str], i: int, ctx: _Context) -> tuple[list[str], int]:
         start = i
@@ -363,7 +387,9 @@ class _Converter:
         if local == "highlight":
             self.highlight = args[0].strip() if args else ""
             return []
-        if local in _OBJECT_DIRECTIVES or (":" in kind and kind.split(":", 1)[0] in {"c", "cpp", "py", "js", "rst", "std"}):
+        if local in _OBJECT_DIRECTIVES or (
+            ":" in kind and kind.split(":", 1)[0] in {"c", "cpp", "py", "js", "rst", "std"}
+        ):
             return self.api_entry(local, args, options, content, ctx)
         if local in _VERSION_NOTES:
             return self.version_note(_VERSION_NOTES[local], args, content, ctx)
@@ -372,9 +398,11 @@ class _Converter:
             label = f"Deprecated since version {words[0] if words else ''}"
             if len(words) > 1:
                 label += f", will be removed in version {words[1]}"
-            return labelled(label, self.body([words[2] if len(words) > 2 else "", *content], ctx))
+            return labelled(
+                label, self.body([words[2] if len(words) > 2 else "", "", *content], ctx)
+            )
         if local in _ADMONITIONS:
-            return labelled(_ADMONITIONS[local], self.body([*args, *content], ctx))
+            return labelled(_ADMONITIONS[local], self.body([*args, "", *content], ctx))
         if local == "admonition":
             title = self.inline(" ".join(args)) or "Note"
             return labelled(plain_text(title), self.body(content, ctx))
@@ -429,7 +457,11 @@ class _Converter:
     ) -> list[str]:
         level = min(ctx.object_level or self.level + 1, 6)
         module = options.get("module", self.module)
-        qualified = [self._qualify(kind, sig.strip(), module, ctx) for sig in signatures if sig.strip()]
+        # Signatures escape "*" as "\*"; the reader wants the real characters.
+        signatures = [
+            re.sub(r"\\(.)", r"\1", sig).strip() for sig in _join_continuations(signatures)
+        ]
+        qualified = [self._qualify(kind, sig, module, ctx) for sig in signatures if sig]
         if not qualified:
             return self.body(content, ctx)
         prefix = _SIGNATURE_PREFIX.get(kind, "")
@@ -449,29 +481,65 @@ class _Converter:
         name = re.split(r"[(\s\[]", signature, maxsplit=1)[0]
         if kind in _MEMBER_DIRECTIVES and ctx.object_prefix and "." not in name:
             return f"{ctx.object_prefix}.{signature}"
-        if module and not name.startswith(module + ".") and not (
-            ctx.object_prefix and name.startswith(ctx.object_prefix.rsplit(".", 1)[-1] + ".")
+        if (
+            module
+            and not name.startswith(module + ".")
+            and not (
+                ctx.object_prefix and name.startswith(ctx.object_prefix.rsplit(".", 1)[-1] + ".")
+            )
         ):
             return f"{module}.{signature}"
         return signature
 
-    def version_note(self, label: str, args: list[str], content: list[str], ctx: _Context) -> list[str]:
+    def version_note(
+        self, label: str, args: list[str], content: list[str], ctx: _Context
+    ) -> list[str]:
         words = " ".join(args).split(None, 1)
         version = words[0] if words else ""
         rest = [words[1]] if len(words) > 1 else []
         blocks = self.body([*rest, "", *content], ctx)
-        return labelled(f"{label} {version}".strip(), blocks) if blocks else [f"*{label} {version}.*"]
+        return (
+            labelled(f"{label} {version}".strip(), blocks) if blocks else [f"*{label} {version}.*"]
+        )
 
     def list_table(self, content: list[str]) -> str:
         rows: list[list[str]] = []
         for row in _items(content, "*"):
-            rows.append([self.inline(" ".join(s.strip() for s in cell)) for cell in _items(row, "-")])
+            rows.append(
+                [self.inline(" ".join(s.strip() for s in cell)) for cell in _items(row, "-")]
+            )
         return table_rows(rows)
 
     def csv_table(self, options: dict[str, str], content: list[str]) -> str:
-        raw = ([options["header"]] if "header" in options else []) + [c for c in content if c.strip()]
+        raw = ([options["header"]] if "header" in options else []) + [
+            c for c in content if c.strip()
+        ]
         rows = list(csv.reader(raw, skipinitialspace=True))
         return table_rows([[self.inline(cell) for cell in row] for row in rows])
+
+
+def _section_labels(lines: list[str]) -> dict[str, str]:
+    """``.. _label:`` targets placed just before a section title, mapped to that title."""
+    labels: dict[str, str] = {}
+    pending: list[str] = []
+    for i, line in enumerate(lines):
+        target = _TARGET.match(line)
+        if target:
+            pending.append(target.group(1).lower())
+            continue
+        if not line.strip() or not pending:
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        title = ""
+        if _ADORNMENT.fullmatch(line) and i + 2 < len(lines):
+            title = nxt.strip()
+        elif _ADORNMENT.fullmatch(nxt):
+            title = line.strip()
+        if title:
+            shown = plain_text(rst_inline(title))
+            labels.update((label, shown) for label in pending)
+        pending = []
+    return labels
 
 
 def _split_directive(argument: str, rest: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
@@ -503,6 +571,17 @@ def _items(lines: list[str], marker: str) -> list[list[str]]:
         elif items:
             items[-1].append(line)
     return [_dedent(item) for item in items]
+
+
+def _join_continuations(lines: list[str]) -> list[str]:
+    """Join signature lines continued with a trailing backslash."""
+    joined: list[str] = []
+    for line in lines:
+        if joined and joined[-1].rstrip().endswith("\\"):
+            joined[-1] = joined[-1].rstrip()[:-1] + " " + line.strip()
+        else:
+            joined.append(line)
+    return joined
 
 
 def _code(signature: str) -> str:

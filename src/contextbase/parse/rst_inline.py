@@ -38,15 +38,23 @@ _CALLABLE_ROLES = {"func", "meth", "cfunc", "function", "method"}
 _EMPHASIS_ROLES = {"emphasis", "dfn", "title-reference", "title", "t", "citetitle"}
 
 
-def rst_inline(text: str, substitutions: dict[str, str] | None = None) -> str:
-    """Convert one paragraph (or heading, or cell) of RST inline markup to Markdown."""
+def rst_inline(
+    text: str,
+    substitutions: dict[str, str] | None = None,
+    labels: dict[str, str] | None = None,
+) -> str:
+    """Convert one paragraph (or heading, or cell) of RST inline markup to Markdown.
+
+    ``substitutions`` maps ``|name|`` to its replacement text; ``labels`` maps
+    ``.. _label:`` targets to the titles they mark, for ``:ref:`` without a title.
+    """
     if substitutions and "|" in text:
         text = _substitute(text, substitutions)
     out: list[str] = []
     pos = 0
     for match in _INLINE.finditer(text):
         out.append(_plain(text[pos : match.start()]))
-        out.append(_render(match))
+        out.append(_render(match, labels or {}))
         pos = match.end()
     out.append(_plain(text[pos:]))
     return "".join(out)
@@ -82,15 +90,15 @@ def _unescape(text: str) -> str:
 _KINDS = ("literal", "role", "stext", "ltext", "itext", "strong", "em", "note")
 
 
-def _render(match: re.Match[str]) -> str:
+def _render(match: re.Match[str], labels: dict[str, str]) -> str:
     kind = next(k for k in _KINDS if match.group(k) is not None)
     value = match.group(kind)
     if kind == "literal":
         return inline_code(value)
     if kind == "role":
-        return role_text(match.group("role"), match.group("rtext"))
+        return role_text(match.group("role"), match.group("rtext"), labels)
     if kind == "stext":
-        return role_text(match.group("srole"), value)
+        return role_text(match.group("srole"), value, labels)
     if kind == "ltext":
         explicit = _EXPLICIT_TITLE.match(value)
         label = explicit.group(1) if explicit and explicit.group(1) else value
@@ -106,7 +114,7 @@ def _render(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-def role_text(role: str, text: str) -> str:
+def role_text(role: str, text: str, labels: dict[str, str] | None = None) -> str:
     """Render ``:role:`text``` the way Sphinx displays it, as Markdown."""
     name = role.rsplit(":", 1)[-1].lower()
     domain = role.split(":", 1)[0].lower() if ":" in role else ""
@@ -115,17 +123,17 @@ def role_text(role: str, text: str) -> str:
     title = explicit.group(1).strip() if explicit else ""
     target = explicit.group(2) if explicit else text
     if name == "pep":
-        return f"PEP {target.split('#')[0].strip()}" if not title else title
+        return title if title else f"PEP {target.split('#')[0].strip()}"
     if name == "rfc":
-        return f"RFC {target.split('#')[0].strip()}" if not title else title
+        return title if title else f"RFC {target.split('#')[0].strip()}"
     if name == "issue":
-        return f"bpo-{target}" if not title else title
+        return title if title else f"bpo-{target}"
     if name in {"ref", "doc", "any", "numref", "download", "term", "keyword"} and title:
         return inline_code(title) if name == "keyword" else title
     if name == "doc":
         return target.rstrip("/").rsplit("/", 1)[-1].replace("-", " ").replace("_", " ")
     if name in {"ref", "numref", "download", "term", "abbr", "manpage", "newsgroup", "math"}:
-        return target if name != "ref" else target.replace("-", " ").replace("_", " ")
+        return (labels or {}).get(target.lower(), target) if name == "ref" else target
     if name in _EMPHASIS_ROLES:
         return f"*{title or target}*"
     if name == "strong":

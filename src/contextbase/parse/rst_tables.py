@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _SIMPLE_BORDER = re.compile(r"=+(?:\s+=+)*\s*$")
@@ -25,7 +26,7 @@ def grid_table_rows(lines: list[str]) -> list[list[str]]:
         if not line.startswith("|"):
             continue
         cells = []
-        for start, end in zip(bounds, bounds[1:], strict=False):
+        for start, end in itertools.pairwise(bounds):
             text = line[start + 1 : end].strip().strip("|").strip()
             cells.append("" if _CELL_RULE.fullmatch(text) else text)
         if current is None:

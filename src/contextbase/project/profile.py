@@ -75,9 +75,7 @@ def _parse_datetime(value: Any) -> datetime:
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            raise ValueError(
-                "must be an ISO 8601 date-time such as 2025-01-15T08:00:00Z"
-            ) from None
+            raise ValueError("must be an ISO 8601 date-time such as 2025-01-15T08:00:00Z") from None
     if not isinstance(value, datetime):
         raise ValueError("must be an ISO 8601 date-time such as 2025-01-15T08:00:00Z")
     if value.tzinfo is None:
@@ -212,7 +210,9 @@ def field_path(location: tuple[int | str, ...]) -> str:
     return text or "(top level)"
 
 
-def describe_validation_error(exc: ValidationError, source: str, limit: int = 5) -> str:
+def describe_validation_error(
+    exc: ValidationError, source: str, what: str = "project profile", limit: int = 5
+) -> str:
     problems = []
     for error in exc.errors()[:limit]:
         message = error["msg"].removeprefix("Value error, ")
@@ -223,7 +223,7 @@ def describe_validation_error(exc: ValidationError, source: str, limit: int = 5)
         problems.append(f"{field_path(tuple(error['loc']))}: {message}")
     more = len(exc.errors()) - limit
     suffix = f" (and {more} more)" if more > 0 else ""
-    return f"{source} is not a valid project profile: " + "; ".join(problems) + suffix + "."
+    return f"{source} is not a valid {what}: " + "; ".join(problems) + suffix + "."
 
 
 def parse_profile(data: Any, source: str = "project.yaml") -> ProjectContext:

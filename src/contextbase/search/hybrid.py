@@ -142,9 +142,7 @@ class DocSearch:
         weights = (self.settings.keyword_weight, self.settings.vector_weight)
         if self.settings.fusion == "weighted":
             return weighted_fusion([keyword, vector], weights)
-        return reciprocal_rank_fusion(
-            [[k for k, _ in keyword], [k for k, _ in vector]], weights
-        )
+        return reciprocal_rank_fusion([[k for k, _ in keyword], [k for k, _ in vector]], weights)
 
     def _results(self, ranked: Sequence[tuple[int, float]]) -> list[SearchResult]:
         chunks = self.store.get_chunks([chunk_id for chunk_id, _ in ranked])

@@ -103,8 +103,9 @@ class BearerAuth:
         await self.app(scope, receive, send)
 
 
-def serve(settings: Settings, transport: str = "stdio", host: str = "127.0.0.1",
-          port: int = 8765) -> None:
+def serve(
+    settings: Settings, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765
+) -> None:
     logging.basicConfig(level=logging.WARNING)
     token = settings.server.token
     if transport == "http" and not is_loopback(host) and not token:

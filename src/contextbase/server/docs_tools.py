@@ -74,9 +74,7 @@ def register(mcp: MCPServer, state: ServerState, *, read_only: bool) -> None:
 
         return await run(answer)
 
-    async def answer_query(
-        library_id: str | None, question: str | None, tokens: int | None
-    ) -> str:
+    async def answer_query(library_id: str | None, question: str | None, tokens: int | None) -> str:
         if not library_id:
             raise InvalidInputError(
                 "libraryId is required (e.g. '/pypi/fastapi'); call resolve-library-id first."

@@ -322,9 +322,7 @@ class SQLiteStore:
 
     # -- search -----------------------------------------------------------
 
-    def keyword_search(
-        self, match: str, filters: Filters, limit: int
-    ) -> list[tuple[int, float]]:
+    def keyword_search(self, match: str, filters: Filters, limit: int) -> list[tuple[int, float]]:
         """Chunk ids and BM25 scores (higher is better) for an FTS5 MATCH expression."""
         clauses, params = _filter_sql(filters)
         rows = self.db.execute(

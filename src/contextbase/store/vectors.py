@@ -114,9 +114,7 @@ class VectorTable:
             )
         return serialize_float32(list(vector))
 
-    def upsert(
-        self, rows: Iterable[tuple[int, Sequence[float] | bytes, Sequence[str]]]
-    ) -> None:
+    def upsert(self, rows: Iterable[tuple[int, Sequence[float] | bytes, Sequence[str]]]) -> None:
         """Insert or replace ``(rowid, vector, metadata values)`` rows.
 
         A vector is a float sequence or one already serialised (reused as is).

@@ -55,6 +55,8 @@ class Extraction:
     symbols: SymbolTable
     files: int = 0
     failed: list[tuple[str, str]] = field(default_factory=list)
+    paths: dict[str, str] = field(default_factory=dict)
+    """Module name → file path relative to the source root."""
 
 
 def extractor_for(path: Path) -> Extractor | None:
@@ -71,6 +73,7 @@ def extract_files(
     result = Extraction(SymbolTable())
     for source in files:
         result.files += 1
+        result.paths[source.module] = source.relpath
         if progress:
             progress(source)
         for symbol in _extract_one(source, result):

@@ -13,14 +13,63 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 IGNORED_DIRS = frozenset(
-    """node_modules bower_components jspm_packages vendor .venv venv virtualenv __pycache__
-    site-packages dist build out target coverage htmlcov .tox .nox .eggs
-    .mypy_cache .pytest_cache .ruff_cache .next .nuxt .svelte-kit .turbo .parcel-cache
-    .gradle .idea .vscode .git .hg .svn .context""".split()
+    [
+        "node_modules",
+        "bower_components",
+        "jspm_packages",
+        "vendor",
+        ".venv",
+        "venv",
+        "virtualenv",
+        "__pycache__",
+        "site-packages",
+        "dist",
+        "build",
+        "out",
+        "target",
+        "coverage",
+        "htmlcov",
+        ".tox",
+        ".nox",
+        ".eggs",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".turbo",
+        ".parcel-cache",
+        ".gradle",
+        ".idea",
+        ".vscode",
+        ".git",
+        ".hg",
+        ".svn",
+        ".context",
+    ]
 )
 SOURCE_EXTENSIONS = frozenset(
-    ".py .pyi .js .jsx .mjs .cjs .ts .tsx .mts .cts .vue .svelte .go .rs .java .kt .kts .scala"
-    .split()
+    [
+        ".py",
+        ".pyi",
+        ".js",
+        ".jsx",
+        ".mjs",
+        ".cjs",
+        ".ts",
+        ".tsx",
+        ".mts",
+        ".cts",
+        ".vue",
+        ".svelte",
+        ".go",
+        ".rs",
+        ".java",
+        ".kt",
+        ".kts",
+        ".scala",
+    ]
 )
 MAX_READ_BYTES = 256 * 1024
 
@@ -79,9 +128,7 @@ class FileTree:
             base = pattern[:-3]
             return sorted(d for d in dirs if fnmatch.fnmatchcase(d, base + "/*"))
         depth = pattern.count("/")
-        return sorted(
-            d for d in dirs if fnmatch.fnmatchcase(d, pattern) and d.count("/") == depth
-        )
+        return sorted(d for d in dirs if fnmatch.fnmatchcase(d, pattern) and d.count("/") == depth)
 
     def read(self, rel: str, limit: int = MAX_READ_BYTES) -> str:
         """The text of a file (empty when unreadable), at most ``limit`` bytes."""

@@ -1,0 +1,3 @@
+from contextbase.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""The Crawl4AI-RAG feature: sources, code examples, RAG queries."""
