@@ -185,3 +185,16 @@ def test_main_content_containers(selector: str) -> None:
     md = html(page).markdown
     assert md.startswith("# Real")
     assert "Menu entry" not in md
+
+
+def test_a_small_content_box_does_not_hide_the_rest_of_a_fragment() -> None:
+    words = "The rest of the page is long and matters a great deal to the reader. " * 10
+    fragment = (
+        f"<h1>Page</h1><p>{words}</p>"
+        "<div class='content'><p>A small boxed aside with more than fifty characters in it.</p>"
+        "</div>"
+        f"<p>{words}</p>"
+    )
+    md = html(fragment).markdown
+    assert md.startswith("# Page\n\nThe rest of the page")
+    assert "A small boxed aside" in md

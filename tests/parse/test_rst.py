@@ -210,6 +210,10 @@ Title
 
 .. decorator:: fried
 
+.. c:function:: PyObject* Spam_New(int size)
+
+   Make spam.
+
 .. cmdoption:: -v, --verbose
 
    Talk more.
@@ -255,6 +259,7 @@ A literal block::
         "### `spam.eggs.Pan.heat(level)`",
         "### `spam.eggs.Pan.size`",
         "## `@spam.eggs.fried`",
+        "## `PyObject* Spam_New(int size)`",
         "## `-v, --verbose`",
     ]
     assert "`spam.eggs.cook(kind, minutes)`\n\nCook the eggs." in md

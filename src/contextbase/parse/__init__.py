@@ -126,6 +126,9 @@ def detect_format(path: str, data: bytes | str, content_type: str | None = None)
 def _refine_text(name: str, head: str) -> str:
     if name.startswith("llms") or name.endswith(".md.txt"):
         return "markdown"  # llms.txt files and Sphinx's _sources/*.md.txt are Markdown
+    if name.endswith(".rst.txt"):
+        return "rst"
+    # Some projects (Django among them) write their reStructuredText docs as .txt.
     return "rst" if looks_like_rst(head) else "text"
 
 

@@ -180,7 +180,9 @@ class _Converter:
         run: list[str] = []
         for child in element.children:
             if isinstance(child, str):
-                run.append(child)
+                # Text outside the top element is DTD residue ("%allfiles;"), not content.
+                if element.tag != "#document":
+                    run.append(child)
             elif child.tag in _DROP or child.tag == "title":
                 continue
             elif child.tag in _BLOCKS:
@@ -286,7 +288,9 @@ class _Converter:
                     out.extend(self.block(entry, level, depth + 1))
                 continue
             terms = [
-                _squash(self.inline(t)) for t in entry.elements() if t.tag in {"term", "glossterm"}
+                _squash(self._children(t, False, False, depth))
+                for t in entry.elements()
+                if t.tag in {"term", "glossterm"}
             ]
             if terms:
                 out.append(", ".join(t for t in terms if t))

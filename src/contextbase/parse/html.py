@@ -30,12 +30,14 @@ _DROP = (
     "picture, video, audio, canvas, object, embed, link, meta, input, select, textarea, "
     "a.headerlink, .headerlink, .sphinxsidebar, .sidebar, .breadcrumb, .breadcrumbs, "
     ".related, .viewcode-link, .copybutton, .linenos, .lineno, [role=navigation], "
-    "[aria-label=breadcrumb], .toc, #toc, .edit-this-page, .skip-link"
+    "[aria-label=breadcrumb], .toc, #toc, .edit-this-page, .skip-link, a.hash-link, a.anchor, "
+    ".anchorjs-link, .anchor-link"
 )
 _MAIN = (
     "main", "article", "[role=main]", "#main-content", "._content", "#content", ".content",
     ".body", ".document", ".markdown-body", ".rst-content", "#main",
 )  # fmt: skip
+_SEMANTIC = {"main", "article", "[role=main]"}
 _BLOCK = {
     "p", "div", "section", "article", "main", "h1", "h2", "h3", "h4", "h5", "h6", "pre", "ul",
     "ol", "dl", "table", "blockquote", "hr", "figure", "figcaption", "details", "summary",
@@ -82,11 +84,18 @@ def parse_html(text: str, path: str) -> ParsedDocument:
 
 
 def _main_content(tree: LexborHTMLParser) -> LexborNode | None:
+    body = tree.body or tree.root
+    total = len(body.text(strip=True)) if body is not None else 0
     for selector in _MAIN:
         node = tree.css_first(selector)
-        if node is not None and len(node.text(strip=True)) >= 50:
+        if node is None:
+            continue
+        size = len(node.text(strip=True))
+        # Semantic containers are trusted; a mere class name must hold most of the page,
+        # so a "content" box inside a fragment does not hide the rest of it.
+        if size >= 50 and (selector in _SEMANTIC or size >= 0.3 * total):
             return node
-    return tree.body or tree.root
+    return body
 
 
 def _classes(node: LexborNode) -> list[str]:

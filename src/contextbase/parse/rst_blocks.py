@@ -1,4 +1,4 @@
-"""reStructuredText grid and simple tables → rows of cell text (inline markup untouched)."""
+"""reStructuredText line helpers and tables (grid and simple) → rows of cell text."""
 
 from __future__ import annotations
 
@@ -8,6 +8,28 @@ import re
 _SIMPLE_BORDER = re.compile(r"=+(?:\s+=+)*\s*$")
 _RULE = re.compile(r"[-=\s]+")
 _CELL_RULE = re.compile(r"[-=+]+")
+
+
+def indent_of(line: str) -> int:
+    """Leading spaces of ``line``."""
+    return len(line) - len(line.lstrip(" "))
+
+
+def dedent(lines: list[str]) -> list[str]:
+    """Lines with their common indentation removed; blank lines become empty."""
+    widths = [indent_of(line) for line in lines if line.strip()]
+    cut = min(widths, default=0)
+    return [line[cut:] if line.strip() else "" for line in lines]
+
+
+def indented_end(lines: list[str], start: int, min_indent: int = 1) -> int:
+    """Index after the run of blank or at-least-``min_indent`` lines starting at ``start``."""
+    i = start
+    while i < len(lines) and (not lines[i].strip() or indent_of(lines[i]) >= min_indent):
+        i += 1
+    while i > start and not lines[i - 1].strip():
+        i -= 1
+    return i
 
 
 def grid_table_rows(lines: list[str]) -> list[list[str]]:
