@@ -54,7 +54,10 @@ class Site:
         self.routes[path] = route
 
     def html(self, path: str, title: str, body: str, **kwargs: object) -> None:
-        page = f"<html><head><title>{title}</title></head><body><main><h1>{title}</h1>{body}</main></body></html>"
+        page = (
+            f"<html><head><title>{title}</title></head>"
+            f"<body><main><h1>{title}</h1>{body}</main></body></html>"
+        )
         self.add(path, Page(page, **kwargs))  # type: ignore[arg-type]
 
     def requested(self, path: str) -> list[Request]:
@@ -77,7 +80,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+        def do_GET(self) -> None:
             path = urlsplit(self.path).path
             query = urlsplit(self.path).query
             request = Request(path + (f"?{query}" if query else ""), dict(self.headers.items()))
@@ -114,8 +117,9 @@ class _Server(ThreadingHTTPServer):
 def serve(site: Site) -> Iterator[Site]:
     server = _Server(("127.0.0.1", 0), _handler(site))
     site.base = f"http://127.0.0.1:{server.server_address[1]}"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05},
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
     thread.start()
     try:
         yield site

@@ -23,9 +23,19 @@ def test_breadth_first_crawl_respects_scope_robots_depth_and_failures(
     url = docs_site.url
     assert stats.strategy == "crawl"
     assert set(pages) == {
-        url(p) for p in ["/bfs/", "/bfs/guide/intro", "/bfs/deep/level2", "/bfs/deep/level3",
-                         "/bfs/flaky", "/bfs/busy", "/bfs/latin", "/bfs/sjis",
-                         "/bfs/guide/target", "/bfs/code"]
+        url(p)
+        for p in [
+            "/bfs/",
+            "/bfs/guide/intro",
+            "/bfs/deep/level2",
+            "/bfs/deep/level3",
+            "/bfs/flaky",
+            "/bfs/busy",
+            "/bfs/latin",
+            "/bfs/sjis",
+            "/bfs/guide/target",
+            "/bfs/code",
+        ]
     }
     # depth 3 from the start page; level4 is one link too deep
     assert not docs_site.requested("/bfs/deep/level4")
@@ -84,7 +94,10 @@ def test_sitemap_index_from_robots_txt_including_gzip(docs_site: Site) -> None:
     url = docs_site.url
     assert crawler.stats.strategy == "sitemap"
     assert set(crawler.pages) == {  # type: ignore[attr-defined]
-        url("/maps/"), url("/maps/one"), url("/maps/two?a=1&b=2"), url("/maps/three")
+        url("/maps/"),
+        url("/maps/one"),
+        url("/maps/two?a=1&b=2"),
+        url("/maps/three"),
     }
     assert not docs_site.requested("/maps/not-in-sitemap")  # sitemaps are not link-crawled
     assert not docs_site.requested("/other/x")  # listed, but outside the start folder
@@ -105,29 +118,31 @@ def test_single_page_include_exclude_and_max_pages(docs_site: Site) -> None:
 
 
 def test_conditional_requests_and_unchanged_pages(docs_site: Site) -> None:
-    first = crawl(docs_site, "/bfs/", max_depth=1)
+    first = crawl(docs_site, "/bfs/", max_depth=2)
     known = {
         source: KnownPage(file.metadata.get("etag"), None, file.metadata.get("links", []))
         for source, file in first.pages.items()  # type: ignore[attr-defined]
     }
     docs_site.log.clear()
-    again = Crawler(docs_site.url("/bfs/"), fast_options(max_depth=1), known=known,
-                    sleep=Sleeps())
+    again = Crawler(docs_site.url("/bfs/"), fast_options(max_depth=2), known=known, sleep=Sleeps())
     files = list(again.files())
     intro = docs_site.requested("/bfs/guide/intro")
-    assert intro and intro[0].headers.get("If-None-Match") == known[docs_site.url(
-        "/bfs/guide/intro")].etag
+    assert intro[0].headers.get("If-None-Match") == known[docs_site.url("/bfs/guide/intro")].etag
     unchanged = [f for f in files if f.unchanged]
     assert len(unchanged) >= 5 and again.stats.unchanged == len(unchanged)
-    # the start page answered 304, and its stored links still led the crawl on
-    assert docs_site.url("/bfs/") in {f.source for f in unchanged}
+    assert docs_site.url("/bfs/guide/intro") in {f.source for f in unchanged}
+    # the intro answered 304 without a body; its stored links still led the crawl on
+    assert docs_site.requested("/bfs/deep/level2")[0].headers.get("If-None-Match")
+    # the start page is always fetched in full: discovery reads it
+    assert not docs_site.requested("/bfs/")[0].headers.get("If-None-Match")
 
 
 def test_a_passing_failure_keeps_a_known_page(docs_site: Site) -> None:
     docs_site.add("/bfs/guide/intro", Page("down", status=503))
     known = {docs_site.url("/bfs/guide/intro"): KnownPage()}
-    crawler = Crawler(docs_site.url("/bfs/"), fast_options(max_depth=1), known=known,
-                      sleep=Sleeps())
+    crawler = Crawler(
+        docs_site.url("/bfs/"), fast_options(max_depth=1), known=known, sleep=Sleeps()
+    )
     files = {f.source: f for f in crawler.files()}
     kept = files[docs_site.url("/bfs/guide/intro")]
     assert kept.unchanged and kept.data == b""

@@ -42,7 +42,7 @@ def test_every_resolved_address_is_checked_and_public_ones_are_pinned() -> None:
         return answers[host]
 
     guard = UrlGuard(allow_private=False, resolver=resolver)
-    with pytest.raises(BlockedAddressError, match="10.1.1.1"):
+    with pytest.raises(BlockedAddressError, match=r"10\.1\.1\.1"):
         anyio.run(guard.check, "https://docs.example/guide")
     target = anyio.run(guard.check, "https://ok.example:8443/guide?q=1")
     assert target.address == "93.184.216.34"
@@ -75,8 +75,10 @@ class _HostsFile(httpx.AsyncBaseTransport):
 
 def test_a_redirect_to_a_private_address_is_refused(docs_site: Site) -> None:
     port = docs_site.base.rsplit(":", 1)[1]
-    docs_site.add("/jump", Page(status=302, headers={
-        "Location": f"http://127.0.0.1:{port}/bfs/private/secret"}))
+    docs_site.add(
+        "/jump",
+        Page(status=302, headers={"Location": f"http://127.0.0.1:{port}/bfs/private/secret"}),
+    )
     public = "93.184.216.34"
 
     async def resolver(host: str, port: int) -> list[str]:
@@ -84,8 +86,9 @@ def test_a_redirect_to_a_private_address_is_refused(docs_site: Site) -> None:
 
     async def fetch() -> tuple[object, ...]:
         guard = UrlGuard(allow_private=False, resolver=resolver)
-        async with Fetcher(FetchOptions(per_host_rate=0), guard, transport=_HostsFile(public),
-                           sleep=Sleeps()) as fetcher:
+        async with Fetcher(
+            FetchOptions(per_host_rate=0), guard, transport=_HostsFile(public), sleep=Sleeps()
+        ) as fetcher:
             result = await fetcher.fetch(f"http://docs.example:{port}/jump")
         return result.blocked, result.error
 

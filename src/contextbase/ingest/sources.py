@@ -260,7 +260,8 @@ class _Adder:
         self.progress.total_files = len(files)
         report = self._index(library, version, files)
         summary = library.short_description or self._first_paragraph(library, version)
-        source = self.rag.upsert_source(
+        source = self._record_source(
+            library,
             Source(
                 _repository_id(checkout.url),
                 "git",
@@ -269,7 +270,7 @@ class _Adder:
                 version,
                 summary,
                 metadata={"ref": spec.ref, "commit": checkout.commit, "path": spec.path or ""},
-            )
+            ),
         )
         return AddResult(
             "git", library, version, report, source, code_examples=self.observer.examples
@@ -316,7 +317,8 @@ class _Adder:
         plan = crawler.plan
         summary = (plan.summary if plan else "") or library.short_description
         summary = summary or self._first_paragraph(library, version, start)
-        source = self.rag.upsert_source(
+        source = self._record_source(
+            library,
             Source(
                 crawler.scope.label,
                 "web",
@@ -325,11 +327,19 @@ class _Adder:
                 version,
                 summary,
                 metadata={"strategy": stats.strategy},
-            )
+            ),
         )
         return AddResult(
             "web", library, version, report, source, stats, self.observer.examples, stats.cancelled
         )
+
+    def _record_source(self, library: Library, source: Source) -> Source:
+        """Store the source row; a library without a description takes the source's summary."""
+        if source.summary and not library.short_description:
+            self.store.upsert_library(
+                library.model_copy(update={"short_description": source.summary})
+            )
+        return self.rag.upsert_source(source)
 
     def _crawled(self, stats: CrawlStats) -> None:
         self.progress.fetched = stats.fetched

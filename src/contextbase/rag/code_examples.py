@@ -31,6 +31,8 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _INCLUDE_ONLY = re.compile(r"^\s*(\{\{#\w+[^}]*\}\}|\{\*[^*]*\*\}|--8<--.*)\s*$")
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+(?=[A-Z0-9`(\"'])")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"</?[A-Za-z][^>]*>")
+_COMMENT = re.compile(r"<!--.*?-->")
 _MD_NOISE = re.compile(r"[*`>#|]+")
 
 
@@ -125,8 +127,18 @@ def _blocks(markdown: str, title: str) -> list[_Block]:
             blocks.append(_Block("prose", text, path()))
         paragraph.clear()
 
+    in_comment = False
     for line in markdown.splitlines():
         marker = _FENCE.match(line)
+        if fence is None:
+            # HTML comments are notes to the authors, not prose around the code.
+            if in_comment:
+                if "-->" not in line:
+                    continue
+                line, in_comment = line.split("-->", 1)[1], False
+            line = _COMMENT.sub("", line)
+            if "<!--" in line:
+                line, in_comment = line.split("<!--", 1)[0], True
         if fence is not None:
             if (
                 marker
@@ -182,12 +194,18 @@ def _prose(blocks: list[_Block], path: list[str], *, reverse: bool = False) -> s
     if reverse:
         taken.reverse()
         text = "\n\n".join(taken)
-        return text[-CONTEXT_CHARS:] if len(text) > CONTEXT_CHARS else text
+        if len(text) > CONTEXT_CHARS:
+            # Start at a word (a sentence where one is near), not inside one.
+            clipped = text[-CONTEXT_CHARS:]
+            sentence = _SENTENCE.search(clipped)
+            start = sentence.end() if sentence and sentence.end() < CONTEXT_CHARS // 2 else None
+            text = clipped[start:] if start else clipped.split(maxsplit=1)[-1]
+        return text
     return "\n\n".join(taken)[:CONTEXT_CHARS]
 
 
 def _plain(text: str) -> str:
-    text = _MD_LINK.sub(r"\1", text)
+    text = _TAG.sub(" ", _MD_LINK.sub(r"\1", text))
     return " ".join(_MD_NOISE.sub("", text).split())
 
 

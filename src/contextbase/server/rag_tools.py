@@ -29,6 +29,7 @@ from contextbase.chunk import ChunkOptions
 from contextbase.ingest.sources import AddProgress, AddResult, SourceSpec, add_source
 from contextbase.ingest.web.crawler import CrawlOptions
 from contextbase.ingest.web.fetch import FetchOptions
+from contextbase.ingest.web.ssrf import UrlGuard
 from contextbase.ingest.web.urls import require_url
 from contextbase.jobs import Job, JobHandle, JobRunner, JobStore
 from contextbase.rag.service import RagService, as_json_sources
@@ -123,6 +124,7 @@ def register(mcp: MCPServer, state: ServerState, *, read_only: bool) -> None:
         start = require_url(url)
         settings = state.settings
         options.allow_private = settings.server.allow_private_urls
+        await UrlGuard(options.allow_private).check(start)  # refuse at once, not in the job
         spec = SourceSpec(start, library=library, version=version, crawl=options)
         chunks = ChunkOptions(
             _tokens(chunk_size) if chunk_size else settings.chunk_tokens,
@@ -206,13 +208,14 @@ def register(mcp: MCPServer, state: ServerState, *, read_only: bool) -> None:
                 int, Field(description="Pages fetched at the same time.", ge=1, le=50)
             ] = 10,
             chunk_size: Annotated[
-                int,
+                int | None,
                 Field(
-                    description="Target chunk size in characters (about 4 per token).",
+                    description="Target chunk size in characters (about 4 per token); "
+                    "default: the configured size, tuned for retrieval.",
                     ge=400,
                     le=20_000,
                 ),
-            ] = 5000,
+            ] = None,
             max_pages: Annotated[
                 int, Field(description="Most pages to crawl.", ge=1, le=100_000)
             ] = 1000,

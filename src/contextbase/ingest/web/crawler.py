@@ -97,7 +97,8 @@ class CrawlStats:
             "failed": self.failed,
             "unchanged": self.unchanged,
             "skipped": self.skipped,
-            "gone": self.gone,
+            "gone": self.gone[:MAX_FAILURES_KEPT],
+            "gone_count": len(self.gone),
             "failures": self.failures,
             "truncated": self.truncated,
             "cancelled": self.cancelled,
@@ -227,10 +228,9 @@ class Crawler:
             robots = await self._robots(fetcher, self.start_url)
             if not robots.allowed(self.start_url):
                 raise SourceError(f"robots.txt of {self.scope.host} disallows {self.start_url}.")
-            first = await fetcher.fetch(
-                self.start_url, headers=self.conditional_headers(self.start_url)
-            )
-            if not (first.ok or first.not_modified):
+            # Always fetched in full: discovery reads it (an llms.txt, a sitemap, links).
+            first = await fetcher.fetch(self.start_url)
+            if not first.ok:
                 reason = first.error or first.skipped or f"HTTP {first.status}"
                 raise SourceError(f"Could not fetch {self.start_url}: {reason}.")
             if first.final_url != self.start_url and not self.scope.contains(first.final_url):
@@ -312,7 +312,7 @@ class _Run:
             )
             await self.renderer.__aenter__()
         try:
-            if first.is_text or first.not_modified:
+            if first.is_text:
                 await self._handle(start, first, 0)
             for seed in self.plan.seeds:
                 self._enqueue(seed, 0)
@@ -386,8 +386,10 @@ class _Run:
         if not result.ok:
             self._fail(url, result.error or f"HTTP {result.status}")
             if known is not None and result.transient:
-                # A passing failure: keep the stored copy rather than delete the page.
+                # A passing failure: keep the stored copy (and where it led) rather than
+                # delete the page and everything only it links to.
                 await self._emit(SourceFile(url, b"", "url", metadata={"url": url}, unchanged=True))
+                self._follow(known.links, depth)
             return
         stats.fetched += 1
         final = result.final_url

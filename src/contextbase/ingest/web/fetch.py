@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from contextbase.errors import InvalidInputError
 from contextbase.ingest.web.ssrf import BlockedAddressError, UrlGuard
 from contextbase.ingest.web.urls import normalize_url
 
@@ -230,8 +231,9 @@ class Fetcher:
             try:
                 async with self._slots:
                     result = await self._request(url, current, headers)
-            except BlockedAddressError as exc:
-                return FetchResult(url, current, error=str(exc), blocked=True)
+            except InvalidInputError as exc:  # refused or unresolvable address
+                blocked = isinstance(exc, BlockedAddressError)
+                return FetchResult(url, current, error=str(exc), blocked=blocked)
             except httpx.HTTPError as exc:
                 if attempt >= options.retries:
                     return FetchResult(url, current, error=f"{type(exc).__name__}: {exc}")
