@@ -78,7 +78,9 @@ SHOP = {
             """Inherits save/refresh from Entity, rename from Named."""
             currency: ClassVar[str] = "EUR"
 
-            def __init__(self, id: int, name: str, price: float = 0.0, *tags: str, **meta: str) -> None:
+            def __init__(
+                self, id: int, name: str, price: float = 0.0, *tags: str, **meta: str
+            ) -> None:
                 super().__init__(id)
                 self.name = name
                 self.price = price

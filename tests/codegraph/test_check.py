@@ -327,3 +327,47 @@ def test_the_scripts_own_classes_subclass_library_classes(check: Check) -> None:
 def test_a_syntax_error_is_a_clear_error(check: Check) -> None:
     with pytest.raises(InvalidInputError, match=r"does not parse .* line 2"):
         check("import shop\ndef broken(:\n")
+
+
+def test_isinstance_and_hasattr_guards_are_not_flagged(check: Check) -> None:
+    analysis = check("""
+        from shop import Product
+        from shop.models import Basket
+
+        def describe(thing: Product, holder) -> None:
+            if isinstance(thing, Basket):
+                thing.add(None)
+            if hasattr(holder.item, "sku"):
+                print(holder.item.sku)
+            thing.sav()
+    """)
+    assert [f.line for f in analysis.hallucinations] == []
+    assert not any(f.name.endswith(".add") for f in analysis.findings)
+
+
+def test_attributes_set_on_instances_a_classmethod_builds(graph: CodeGraph, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from tests.codegraph.conftest import write_tree
+
+    write_tree(
+        tmp_path / "src",
+        {
+            "aux/__init__.py": """
+        class Resetter:
+            def __set__(self, obj, value) -> None: ...
+
+        class Aux:
+            cache = Resetter()
+
+            @classmethod
+            def build(cls, data: list) -> "Aux":
+                made = cls()
+                made.data = data
+                return made
+    """
+        },
+    )
+    graph.parse(str(tmp_path / "src" / "aux"))
+    analysis = graph.check(
+        "from aux import Aux\na = Aux.build([1])\na.data.append(2)\na.cache.items()\na.dta\n"
+    )
+    assert [(f.line, f.suggestion) for f in analysis.hallucinations] == [(5, "data")]

@@ -38,9 +38,17 @@ DIAMOND = {
         Box = Square
     """,
     "geo/lazy.py": """
+        import importlib
         __all__ = ["Thing"]
         def __getattr__(name):
-            raise AttributeError(name)
+            return importlib.import_module("geo." + name)
+    """,
+    "geo/deprecated.py": """
+        _MOVED = {"Older": "geo.base"}
+        def __getattr__(name):
+            if name == "Old" or name in _MOVED:
+                return 1
+            raise AttributeError(f"no {name}")
     """,
 }
 
@@ -92,6 +100,11 @@ def test_lazy_modules_use_all(resolver: Resolver) -> None:
     assert resolver.member(lazy, "__all__", instance=False).status == "found"
     missing = resolver.member(lazy, "Thnig", instance=False)
     assert missing.status == "missing" and missing.confidence < 0.9
+    deprecated = resolver.module("geo.deprecated")
+    assert deprecated is not None and deprecated.getattr_names == ["Old", "Older"]
+    assert resolver.member(deprecated, "Older", instance=False).status == "found"
+    refused = resolver.member(deprecated, "Oldest", instance=False)
+    assert refused.status == "missing" and refused.confidence == 0.95
 
 
 def test_builtin_and_abc_bases_are_known(graph: CodeGraph, tmp_path: Path) -> None:
@@ -123,8 +136,8 @@ def test_builtin_and_abc_bases_are_known(graph: CodeGraph, tmp_path: Path) -> No
         "Mem().gett('a')\n"
         "Mem(1)\n"
     )
-    assert {f.line: f.status for f in analysis.hallucinations} == {4: "not_found", 9: "not_found",
-                                                                  10: "invalid_arguments"}  # fmt: skip
+    found = {f.line: f.status for f in analysis.hallucinations}
+    assert found == {4: "not_found", 9: "not_found", 10: "invalid_arguments"}
 
 
 def test_the_store_reader_resolves_like_memory(shop_graph: CodeGraph) -> None:
@@ -140,3 +153,101 @@ def test_the_store_reader_resolves_like_memory(shop_graph: CodeGraph) -> None:
 def test_shop_tree_written(tmp_path: Path) -> None:
     root = write_tree(tmp_path, SHOP)
     assert (root / "shop" / "models.py").read_text().startswith("from __future__")
+
+
+def test_standard_library_bases_are_introspected(graph: CodeGraph, tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "src",
+        {
+            "std/__init__.py": """
+        import enum
+        import threading
+        import typing as t
+
+        class Registry(t.MutableMapping[str, int]):
+            def __getitem__(self, key: str) -> int: ...
+            def __setitem__(self, key: str, value: int) -> None: ...
+            def __delitem__(self, key: str) -> None: ...
+            def __iter__(self): ...
+            def __len__(self) -> int: ...
+
+        class Colour(enum.Enum):
+            RED = 1
+
+        class Worker(threading.Thread):
+            def work(self) -> None: ...
+
+        class Failed(RuntimeError):
+            pass
+    """
+        },
+    )
+    graph.parse(str(tmp_path / "src" / "std"))
+    analysis = graph.check(
+        "from std import Registry, Colour, Worker, Failed\n"
+        "r = Registry()\n"
+        "r.get('a'), r.setdefault('a', 1), r.items()\n"
+        "r.get_item('a')\n"
+        "Colour.RED.value, Colour.RED.name, Colour.__members__\n"
+        "Colour.RED.valeu\n"
+        "Worker(target=print, daemon=True).start()\n"
+        "Worker(target=print, deamon=True)\n"
+        "Failed('boom')\n"
+        "Failed('boom', code=2)\n"
+    )
+    found = {f.line: f.suggestion for f in analysis.hallucinations}
+    assert found == {4: "items", 6: "value", 8: "daemon", 10: None}
+    assert not analysis.uncertain
+
+
+@pytest.mark.slow
+def test_real_pydantic_in_the_graph(graph: CodeGraph) -> None:
+    graph.parse("pydantic", kind="package")
+    analysis = graph.check(
+        "from pydantic import BaseModel, Field, ValidatonError\n"
+        "class User(BaseModel):\n"
+        "    name: str\n"
+        "    tags: list[str] = Field(default_factory=list)\n"
+        "u = User(name='a')\n"
+        "u.model_dump(), u.model_dump_json(indent=2), User.model_validate({'name': 'b'})\n"
+        "u.model_dumps()\n"
+        "User.model_validate_dict({})\n"
+        "u.model_dump(exclude_nones=True)\n"
+        "User(nme='a')\n"
+    )
+    found = {f.line: f.suggestion for f in analysis.hallucinations}
+    assert found == {1: "ValidationError", 7: "model_dump", 8: "model_validate", 9: "exclude_none",
+                     10: "name"}  # fmt: skip
+
+
+def test_protocols_and_patched_class_attributes(graph: CodeGraph, tmp_path: Path) -> None:
+    write_tree(
+        tmp_path / "src",
+        {
+            "proto/__init__.py": """
+        from typing import Protocol
+
+        class Readable(Protocol):
+            def read(self) -> bytes: ...
+
+        class File(Readable):
+            def read(self) -> bytes: ...
+
+        def source() -> Readable: ...
+
+        class Config:
+            pass
+
+        Config.debug = False
+    """
+        },
+    )
+    graph.parse(str(tmp_path / "src" / "proto"))
+    analysis = graph.check(
+        "from proto import source, File, Config\n"
+        "source().read(), source().seek(0)\n"
+        "File().seek(0)\n"
+        "Config.debug, Config().debug\n"
+    )
+    assert [(f.line, f.name) for f in analysis.hallucinations] == [(3, "proto.File.seek")]
+    assert [f.line for f in analysis.uncertain] == [2]  # a Protocol may have more members

@@ -30,7 +30,8 @@ def test_nodes_and_edges_of_every_kind(shop_graph: CodeGraph) -> None:
     assert ("shop.models.Product", "shop.base.Entity", True) in pairs
     assert ("shop.errors.ShopError", "builtins.Exception", False) in pairs  # outside the graph
     method = db.query_one(
-        "SELECT signature, file, line FROM codegraph_nodes WHERE qualname = 'shop.client.Client.get'"
+        "SELECT signature, file, line FROM codegraph_nodes"
+        " WHERE qualname = 'shop.client.Client.get'"
     )
     assert method == {"signature": "def get(self, path: str, params: dict | None = ...) -> Product",
                       "file": "shop/client.py", "line": 15}  # fmt: skip

@@ -89,8 +89,12 @@ async def test_parse_check_and_query_through_a_client(tmp_path: Path, roots: Pat
 
 async def test_paths_are_confined_to_the_allowed_roots(tmp_path: Path, roots: Path) -> None:
     async with Client(_server(tmp_path, roots)) as client:
-        for path in ("../../etc/passwd", "/etc/passwd", str(tmp_path / "outside.py"),
-                     str(roots / "escape.py"), str(roots / "escape_dir" / "outside.py")):  # fmt: skip
+        outside = [
+            tmp_path / "outside.py",
+            roots / "escape.py",
+            roots / "escape_dir" / "outside.py",
+        ]
+        for path in ["../../etc/passwd", "/etc/passwd", *map(str, outside)]:
             result = await client.call_tool("check_ai_script_hallucinations", {"script_path": path})
             assert result.is_error, path
             assert "outside the folders this server may read" in _text(result)

@@ -164,6 +164,3 @@ def export_command(name: str, output: str | None, db_path: str | None) -> None:
             handle.write(statement + "\n")
             count += 1
     console.print(f"wrote {count} statements to {output}")
-
-
-COMMANDS = [graph]

@@ -26,6 +26,11 @@ from contextbase.config import TOOL_GROUPS
     help=f"Comma-separated tool groups to enable ({','.join(TOOL_GROUPS)}).",
 )
 @click.option("--read-only", is_flag=True, help="Hide every tool that writes.")
+@click.option(
+    "--allow-private-urls",
+    is_flag=True,
+    help="Let the crawl tools fetch private, loopback and link-local addresses.",
+)
 @click.option("--embedder", default=None, help="Embedding provider for queries.")
 @click.option(
     "--kb",
@@ -48,6 +53,7 @@ def serve(
     token: str | None,
     tools: str | None,
     read_only: bool,
+    allow_private_urls: bool,
     embedder: str | None,
     knowledgebases: tuple[str, ...],
     project: str | None,
@@ -62,6 +68,7 @@ def serve(
         server.tools = [t.strip() for t in tools.split(",") if t.strip()]
     server.read_only = server.read_only or read_only
     server.token = token or server.token
+    server.allow_private_urls = server.allow_private_urls or allow_private_urls
     if project:
         server.project = project  # type: ignore[assignment]
     if knowledgebases:

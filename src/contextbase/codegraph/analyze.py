@@ -30,6 +30,7 @@ SELF_CERTAINTY = 0.8
 """``self`` in a script's class may be a subclass (a mixin) with more members."""
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+_NARROWING = {"isinstance", "hasattr", "issubclass"}
 
 
 @dataclass
@@ -90,6 +91,8 @@ class _Walker:
         self.analysis = analysis
         self.check = ReferenceChecker(resolver, analysis)
         self.deferred: list[_Deferred] = []
+        self.narrowed: set[str] = set()
+        """Expressions an isinstance()/hasattr() check made unpredictable (per function)."""
 
     def run(self, tree: ast.Module) -> Analysis:
         module_scope = Scope()
@@ -286,6 +289,7 @@ class _Walker:
 
     def function_body(self, deferred: _Deferred) -> None:
         node = deferred.node
+        self.narrowed = set()
         scope = Scope(parent=_enclosing(deferred))
         positional = [*node.args.posonlyargs, *node.args.args]
         for arg in _all_args(node.args):
@@ -297,7 +301,8 @@ class _Walker:
         if deferred.owner is not None and positional and isinstance(node, FunctionNode):
             kinds = {decorator_name(d) for d in node.decorator_list}
             if "staticmethod" not in kinds:
-                kind = "class" if "classmethod" in kinds else "instance"
+                implicit = node.name in ("__new__", "__init_subclass__", "__class_getitem__")
+                kind = "class" if "classmethod" in kinds or implicit else "instance"
                 scope.names[positional[0].arg] = Value(
                     kind, deferred.owner, certainty=SELF_CERTAINTY
                 )
@@ -330,6 +335,8 @@ class _Walker:
             return self.name_value(node.id, scope)
         if isinstance(node, ast.Attribute):
             base = self.expr(node.value, scope)
+            if self.narrowed and ast.unparse(node.value) in self.narrowed:
+                return UNKNOWN
             return self.check.attribute(base, node, call=False)[0]
         if isinstance(node, ast.Call):
             return self.call(node, scope)
@@ -361,6 +368,8 @@ class _Walker:
         finding = None
         if isinstance(node.func, ast.Attribute):
             base = self.expr(node.func.value, scope)
+            if self.narrowed and ast.unparse(node.func.value) in self.narrowed:
+                base = UNKNOWN
             func, finding = self.check.attribute(base, node.func, call=True)
         else:
             func = self.expr(node.func, scope)
@@ -370,6 +379,13 @@ class _Walker:
             self.expr(keyword.value, scope)
         if _is_super(node.func):
             return UNKNOWN
+        if dotted(node.func) in _NARROWING and node.args:
+            # After isinstance()/hasattr() the checked object may be anything the check allowed.
+            checked = node.args[0]
+            if isinstance(checked, ast.Name):
+                scope.names[checked.id] = UNKNOWN
+            else:
+                self.narrowed.add(ast.unparse(checked))
         return self.check.call(func, node, finding)
 
     def comprehension(

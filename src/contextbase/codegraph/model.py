@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal
 
 ParamKind = Literal[
@@ -75,7 +75,23 @@ class FieldInfo:
     has_default: bool = False
     init: bool = True
     kw_only: bool = False
-    alias: str | None = None
+    aliases: list[str] = field(default_factory=list)
+    """Names pydantic accepts for it (``alias``, ``validation_alias``, ``AliasChoices``);
+    ``["*"]`` when they are computed."""
+
+
+_COMMON_FIELDS = {"qualname", "name", "module", "parent", "line"}
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy of a field value (``asdict`` deep-copies and is slow)."""
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, Param | FieldInfo):
+        return dict(vars(value))
+    if isinstance(value, dict):
+        return dict(value)
+    return value
 
 
 @dataclass(kw_only=True)
@@ -91,8 +107,11 @@ class Symbol:
 
     def data(self) -> dict[str, Any]:
         """Kind-specific fields, stored as JSON."""
-        common = {"qualname", "name", "module", "parent", "line"}
-        return {k: v for k, v in asdict(self).items() if k not in common}
+        return {
+            f.name: _plain(getattr(self, f.name))
+            for f in fields(self)
+            if f.name not in _COMMON_FIELDS
+        }
 
     def signature(self) -> str | None:
         """A one-line rendering for people; ``None`` when there is nothing to show."""
@@ -112,6 +131,8 @@ class ModuleSymbol(Symbol):
     """Modules imported with ``from x import *``, as absolute names."""
     has_getattr: bool = False
     """Defines a module-level ``__getattr__`` (usually lazy imports of the names in ``__all__``)."""
+    getattr_names: list[str] | None = None
+    """The names that ``__getattr__`` serves, when provably no others."""
     dynamic: bool = False
     """Names may appear at run time: ``globals()`` writes, or a compiled module with no
     source or stub."""
@@ -130,6 +151,8 @@ class ClassSymbol(Symbol):
     config: dict[str, Any] = field(default_factory=dict)
     """Literal pydantic ``model_config`` entries (``extra``, ``populate_by_name``)."""
     has_getattr: bool = False
+    getattr_names: list[str] | None = None
+    """The names its ``__getattr__`` serves, when provably no others."""
     dynamic_attrs: bool = False
     """Its methods set attributes by computed name (``setattr(self, ...)``, ``__dict__``)."""
 
@@ -200,14 +223,18 @@ def node_kind(symbol: Symbol) -> str:
 def symbol_from_data(kind: str, common: dict[str, Any], data: dict[str, Any]) -> Symbol:
     """Rebuild a symbol from its stored columns and JSON data."""
     kind = "function" if kind == "method" else kind
-    values = dict(data)
+    known = {f.name for f in fields(SYMBOL_TYPES[kind])}
+    values = {k: v for k, v in data.items() if k in known}  # tolerate older stored data
     if kind == "function":
         values["params"] = [Param(**p) for p in values.get("params", [])]
         values["alternatives"] = [
             [Param(**p) for p in alt] for alt in values.get("alternatives", [])
         ]
     elif kind == "class":
-        values["fields"] = [FieldInfo(**f) for f in values.get("fields", [])]
+        info = {f.name for f in fields(FieldInfo)}
+        values["fields"] = [
+            FieldInfo(**{k: v for k, v in f.items() if k in info}) for f in values.get("fields", [])
+        ]
     return SYMBOL_TYPES[kind](**common, **values)
 
 
@@ -232,9 +259,6 @@ class SymbolTable:
 
     def children(self, qualname: str) -> list[Symbol]:
         return list(self._children.get(qualname, ()))
-
-    def modules(self) -> list[ModuleSymbol]:
-        return [s for s in self._order if isinstance(s, ModuleSymbol)]
 
     def __iter__(self) -> Iterator[Symbol]:
         return iter(self._order)

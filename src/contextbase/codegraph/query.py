@@ -21,7 +21,6 @@ from contextbase.codegraph.sql import run_readonly
 from contextbase.codegraph.store import GraphStore
 from contextbase.errors import InvalidInputError, NotFoundError
 
-COMMANDS = ("repos", "explore", "classes", "class", "method", "query")
 LIST_LIMIT = 100
 
 

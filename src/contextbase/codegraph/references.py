@@ -10,6 +10,7 @@ return annotation a little less (the object may be a richer subclass).
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 
 from contextbase.codegraph.findings import Analysis, Finding, FindingKind, Status
 from contextbase.codegraph.model import ClassSymbol, FunctionSymbol, ModuleSymbol, Symbol
@@ -188,11 +189,17 @@ class ReferenceChecker:
             if isinstance(target, ClassSymbol)
             else call_signature(target, receiver)
         )
+        if isinstance(target, FunctionSymbol) and self._in_protocol(target):
+            signature = replace(signature, exact=False, reason="a Protocol only sketches it")
         if signature.known:
             self._check_arguments(signature, node, kind, target, finding, func.certainty)
         if isinstance(target, ClassSymbol):
             return Value("instance", target, certainty=func.certainty)
         return self.typer.returns(target, receiver)
+
+    def _in_protocol(self, function: FunctionSymbol) -> bool:
+        owner = self.resolver.first_definition(function.parent or "")
+        return isinstance(owner, ClassSymbol) and self.resolver.hierarchy.is_protocol(owner)
 
     def _callable(
         self, func: Value
@@ -233,11 +240,7 @@ class ReferenceChecker:
                 )
                 continue
             confidence = ARGUMENT_CONFIDENCE * certainty
-            if (
-                problem.keyword
-                and not signature.strict_keywords
-                and "unexpected" in problem.message
-            ):
+            if problem.code == "unknown_keyword" and not signature.strict_keywords:
                 confidence = LENIENT_KEYWORD_CONFIDENCE * certainty
                 message += " (pydantic ignores it unless extra='forbid'; it is probably a mistake)"
             if index == 0 and finding is not None:

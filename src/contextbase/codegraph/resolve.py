@@ -1,15 +1,13 @@
-"""Following dotted paths through the graph: imports, re-exports, aliases and the MRO.
+"""Following dotted paths through the graph: imports, re-exports and aliases.
 
 The resolver reads symbols from one or more sources (the stored graph, and the
-script being checked as module ``__main__``) and answers three questions:
+script being checked as module ``__main__``) and answers:
 
 * what does a dotted path name (``fastapi.FastAPI`` through its re-export)?
-* what are the classes of a class's MRO, and which bases lie outside the graph?
-* does an object have a member, provably not, or can we not tell?
+* does a module or class (or an instance of it) have a member, provably not,
+  or can we not tell? Classes are answered along their MRO by ``hierarchy``.
 
-Names outside the graph come back as :class:`External`; a few of them
-(``object``, builtins, ``abc.ABC``, ``typing.Generic``/``Protocol``) are
-introspected in this interpreter so that their members count as known.
+Names outside the graph come back as :class:`External`.
 """
 
 from __future__ import annotations
@@ -17,35 +15,36 @@ from __future__ import annotations
 import builtins
 import types
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from functools import cache
-from typing import Literal, Protocol
 
+from contextbase.codegraph.hierarchy import Hierarchy, Mro
+from contextbase.codegraph.lookup import (
+    External,
+    Lookup,
+    Resolved,
+    SymbolSource,
+    TableSource,
+    scopes_of,
+)
 from contextbase.codegraph.model import (
     AttributeSymbol,
     ClassSymbol,
     ImportSymbol,
     ModuleSymbol,
     Symbol,
-    SymbolTable,
 )
 
+__all__ = [
+    "External",
+    "Lookup",
+    "Mro",
+    "Resolved",
+    "Resolver",
+    "SymbolSource",
+    "TableSource",
+    "scopes_of",
+]
+
 MAX_DEPTH = 30
-TRANSPARENT_BASES = {
-    "builtins.object",
-    "abc.ABC",
-    "typing.Generic",
-    "typing.Protocol",
-    "typing_extensions.Generic",
-    "typing_extensions.Protocol",
-}
-"""Bases that add no constructor parameters and whose members this interpreter knows."""
-STATIC_METACLASSES = {"builtins.type", "abc.ABCMeta"}
-IMPLICIT_MEMBERS = {"__dict__", "__weakref__", "__annotations__"}
-"""Members every class defined in Python has without declaring them."""
-PRIVATE_GETATTR = {"pydantic.main.BaseModel"}
-"""Classes whose ``__getattr__`` serves only private (``_name``) attributes and, with
-``extra='allow'``, extra fields: a public name missing from the MRO is still missing."""
 LAZY_MODULE_CONFIDENCE = 0.75
 MODULE_DUNDERS = frozenset(
     {
@@ -63,83 +62,12 @@ MODULE_DUNDERS = frozenset(
 )
 
 
-class SymbolSource(Protocol):
-    """Where symbols are read from: the store, or a table in memory."""
-
-    def covers(self, dotted: str) -> bool:
-        """Whether ``dotted`` lies under a module prefix this source holds."""
-        ...
-
-    def lookup(self, qualname: str) -> list[Symbol]: ...
-
-    def children(self, qualname: str) -> list[Symbol]: ...
-
-
-class TableSource:
-    """Symbols held in memory (a fresh extraction, or the script being checked)."""
-
-    def __init__(self, table: SymbolTable, roots: Sequence[str]) -> None:
-        self.table = table
-        self.roots = tuple(roots)
-
-    def covers(self, dotted: str) -> bool:
-        return any(dotted == r or dotted.startswith(r + ".") for r in self.roots)
-
-    def lookup(self, qualname: str) -> list[Symbol]:
-        return self.table.lookup(qualname)
-
-    def children(self, qualname: str) -> list[Symbol]:
-        return self.table.children(qualname)
-
-
-@dataclass(frozen=True)
-class External:
-    """A name outside the graph, such as ``requests.get`` or ``builtins.Exception``."""
-
-    name: str
-
-
-Resolved = Symbol | External | None
-
-
-@dataclass(frozen=True)
-class Lookup:
-    """The answer to "does X have member Y?"."""
-
-    status: Literal["found", "missing", "unknown"]
-    symbol: Symbol | None = None
-    external: External | None = None
-    owner: ClassSymbol | None = None
-    reason: str = ""
-    candidates: tuple[str, ...] = ()
-    confidence: float = 1.0
-
-
-@dataclass
-class Mro:
-    """A class's linearisation: graph classes and outside names in method-resolution order."""
-
-    entries: list[ClassSymbol | External]
-    metaclass: ClassSymbol | External | None = None
-    unknown_bases: list[str] = field(default_factory=list)
-
-    @property
-    def classes(self) -> list[ClassSymbol]:
-        return [e for e in self.entries if isinstance(e, ClassSymbol)]
-
-    @property
-    def opaque(self) -> list[str]:
-        """Bases whose members we cannot list: outside the graph and not introspectable."""
-        names = [e.name for e in self.entries if isinstance(e, External) and not _known(e.name)]
-        return names + self.unknown_bases
-
-
 class Resolver:
     """Dotted-path resolution over one or more symbol sources, with caches."""
 
     def __init__(self, sources: Sequence[SymbolSource]) -> None:
         self.sources = list(sources)
-        self._mro: dict[str, Mro] = {}
+        self.hierarchy = Hierarchy(self)
 
     # -- raw access --------------------------------------------------------
 
@@ -163,7 +91,7 @@ class Resolver:
     def module(self, name: str) -> ModuleSymbol | None:
         return next((s for s in self.definitions(name) if isinstance(s, ModuleSymbol)), None)
 
-    def _definition(self, qualname: str, exclude: Symbol | None = None) -> Symbol | None:
+    def first_definition(self, qualname: str, exclude: Symbol | None = None) -> Symbol | None:
         """A name a package rebinds (``from .x import x``) wins over the submodule."""
         found = [s for s in self.definitions(qualname) if s is not exclude]
         non_modules = [s for s in found if not isinstance(s, ModuleSymbol)]
@@ -175,7 +103,7 @@ class Resolver:
         """The symbol a dotted path names, following imports and aliases."""
         if _depth > MAX_DEPTH:
             return None
-        symbol = self._definition(dotted, _exclude)
+        symbol = self.first_definition(dotted, _exclude)
         if symbol is not None:
             return self.follow(symbol, _depth + 1)
         head, _, last = dotted.rpartition(".")
@@ -208,7 +136,7 @@ class Resolver:
         first, _, rest = dotted.partition(".")
         base: Resolved = None
         for scope in scopes:
-            symbol = self._definition(f"{scope}.{first}")
+            symbol = self.first_definition(f"{scope}.{first}")
             if symbol is not None:
                 base = self.follow(symbol, _depth + 1)
                 break
@@ -231,12 +159,21 @@ class Resolver:
         if isinstance(owner, ModuleSymbol):
             return self._module_member(owner, name, _depth)
         if isinstance(owner, ClassSymbol):
-            return self._class_member(owner, name, instance, _depth)
+            return self.hierarchy.member(owner, name, instance=instance, depth=_depth)
         return Lookup("unknown", reason=f"{owner.qualname} is not a module or class")
+
+    def mro(self, cls: ClassSymbol) -> Mro:
+        return self.hierarchy.mro(cls)
+
+    def base(self, cls: ClassSymbol, text: str) -> ClassSymbol | External | None:
+        return self.hierarchy.base(cls, text)
+
+    def member_names(self, cls: ClassSymbol) -> tuple[str, ...]:
+        return self.hierarchy.member_names(cls)
 
     def _module_member(self, module: ModuleSymbol, name: str, depth: int) -> Lookup:
         qualname = f"{module.qualname}.{name}"
-        symbol = self._definition(qualname)
+        symbol = self.first_definition(qualname)
         if symbol is not None:
             target = self.follow(symbol, depth + 1)
             if isinstance(target, External):
@@ -251,6 +188,11 @@ class Resolver:
             return Lookup("unknown", reason=f"module {module.qualname} creates names at run time")
         candidates = tuple(s.name for s in self.children(module.qualname))
         candidates += self._star_names(module) + tuple(module.all_names or ())
+        if module.has_getattr and module.getattr_names is not None:
+            if name in module.getattr_names:
+                return Lookup("found", reason=f"{module.qualname}.__getattr__ serves it")
+            served = candidates + tuple(module.getattr_names)
+            return Lookup("missing", candidates=served, confidence=0.95)
         if module.has_getattr:
             if module.all_names is not None and name in module.all_names:
                 return Lookup("found", reason=f"{module.qualname}.__getattr__ serves it")
@@ -267,7 +209,7 @@ class Resolver:
 
     def _star_member(self, module: ModuleSymbol, name: str, depth: int) -> Lookup | None:
         unknown = None
-        for target_name in module.star_imports:
+        for target_name in reversed(module.star_imports):  # a later import * wins
             target = self.resolve(target_name, depth + 1)
             if not isinstance(target, ModuleSymbol) or depth > MAX_DEPTH:
                 unknown = f"module {module.qualname} star-imports {target_name}, outside the graph"
@@ -293,186 +235,3 @@ class Resolver:
                     s.name for s in self.children(target.qualname) if not s.name.startswith("_")
                 ]
         return tuple(names)
-
-    def _class_member(self, cls: ClassSymbol, name: str, instance: bool, depth: int) -> Lookup:
-        mro = self.mro(cls)
-        for entry in mro.entries:
-            if isinstance(entry, ClassSymbol):
-                symbol = self._definition(f"{entry.qualname}.{name}")
-                if symbol is not None:
-                    target = self.follow(symbol, depth + 1)
-                    if isinstance(target, External):
-                        return Lookup("found", symbol=symbol, external=target, owner=entry)
-                    return Lookup("found", symbol=target or symbol, owner=entry)
-            elif name in live_members(entry.name):
-                return Lookup("found", external=External(f"{entry.name}.{name}"))
-        if name in live_members("builtins.object") or name in IMPLICIT_MEMBERS:
-            return Lookup("found", external=External(f"builtins.object.{name}"))
-        if not instance:
-            found = self._metaclass_member(mro, name, depth)
-            if found is not None:
-                return found
-        return self._missing_member(cls, mro, name, instance)
-
-    def _metaclass_member(self, mro: Mro, name: str, depth: int) -> Lookup | None:
-        if name in live_members("builtins.type"):
-            return Lookup("found", external=External(f"builtins.type.{name}"))
-        meta = mro.metaclass
-        if isinstance(meta, ClassSymbol):
-            found = self._class_member(meta, name, True, depth + 1)
-            return found if found.status != "missing" else None
-        if isinstance(meta, External) and meta.name not in STATIC_METACLASSES:
-            return Lookup("unknown", reason=f"its metaclass {meta.name} is outside the graph")
-        return None
-
-    def _missing_member(self, cls: ClassSymbol, mro: Mro, name: str, instance: bool) -> Lookup:
-        classes = mro.classes
-        if mro.opaque:
-            bases = ", ".join(mro.opaque)
-            return Lookup(
-                "unknown", reason=f"{cls.qualname} inherits from {bases}, outside the graph"
-            )
-        getattr_owner = next((c for c in classes if c.has_getattr), None)
-        if (
-            instance
-            and getattr_owner is not None
-            and not _private_getattr(getattr_owner, classes, name)
-        ):
-            return Lookup("unknown", reason=f"{getattr_owner.qualname} defines __getattr__")
-        if instance and any(c.dynamic_attrs for c in classes):
-            return Lookup("unknown", reason=f"{cls.qualname} sets attributes by computed names")
-        confidence = 0.95
-        if isinstance(mro.metaclass, ClassSymbol) and self._metaclass_is_dynamic(mro.metaclass):
-            if not instance:
-                return Lookup(
-                    "unknown", reason=f"its metaclass {mro.metaclass.qualname} is dynamic"
-                )
-            confidence = 0.8
-        return Lookup("missing", candidates=self.member_names(cls), confidence=confidence)
-
-    def _metaclass_is_dynamic(self, meta: ClassSymbol) -> bool:
-        meta_mro = self.mro(meta)
-        return any(c.has_getattr or c.dynamic_attrs for c in meta_mro.classes) or bool(
-            meta_mro.opaque
-        )
-
-    def member_names(self, cls: ClassSymbol) -> tuple[str, ...]:
-        """Every member name along the MRO, for suggestions."""
-        names: list[str] = []
-        for entry in self.mro(cls).entries:
-            if isinstance(entry, ClassSymbol):
-                names += [s.name for s in self.children(entry.qualname)]
-            else:
-                names += [n for n in live_members(entry.name) if not n.startswith("__")]
-        return tuple(dict.fromkeys(names))
-
-    # -- inheritance -------------------------------------------------------
-
-    def base(self, cls: ClassSymbol, text: str) -> ClassSymbol | External | None:
-        """A base class expression, resolved where the class was written."""
-        dotted_name = text.partition("[")[0].strip()
-        if not dotted_name.replace(".", "").replace("_", "").isalnum():
-            return None
-        target = self.resolve_in_scope(scopes_of(cls), dotted_name)
-        if isinstance(target, ClassSymbol | External):
-            return target
-        return None
-
-    def mro(self, cls: ClassSymbol) -> Mro:
-        """C3 linearisation; a class outside the graph is one opaque entry."""
-        cached = self._mro.get(cls.qualname)
-        if cached is not None:
-            return cached
-        self._mro[cls.qualname] = Mro([cls])  # guards against inheritance cycles
-        unknown: list[str] = []
-        sequences: list[list[ClassSymbol | External]] = []
-        direct: list[ClassSymbol | External] = []
-        metaclass: ClassSymbol | External | None = None
-        if "metaclass" in cls.keywords:
-            metaclass = self.base(cls, cls.keywords["metaclass"]) or External(
-                cls.keywords["metaclass"]
-            )
-        for text in cls.bases:
-            base = self.base(cls, text)
-            if base is None:
-                unknown.append(text)
-                continue
-            if isinstance(base, External) and base.name == "builtins.object":
-                continue
-            direct.append(base)
-            if isinstance(base, ClassSymbol):
-                inherited = self.mro(base)
-                sequences.append(list(inherited.entries))
-                unknown += inherited.unknown_bases
-                metaclass = metaclass or inherited.metaclass
-            else:
-                sequences.append([base])
-        entries = [cls, *_c3_merge([*sequences, direct])]
-        result = Mro(entries, metaclass, list(dict.fromkeys(unknown)))
-        self._mro[cls.qualname] = result
-        return result
-
-
-def _private_getattr(owner: ClassSymbol, classes: list[ClassSymbol], name: str) -> bool:
-    """Whether ``owner.__getattr__`` provably cannot serve the public ``name``."""
-    if owner.qualname not in PRIVATE_GETATTR or name.startswith("_"):
-        return False
-    return not any(
-        str(c.config.get("extra", c.keywords.get("extra", ""))).strip("'\"") == "allow"
-        for c in classes
-    )
-
-
-def scopes_of(symbol: Symbol) -> list[str]:
-    """Where names used by ``symbol`` are looked up: enclosing classes, then its module."""
-    scopes: list[str] = []
-    parent = symbol.parent
-    while parent and parent != symbol.module and parent.startswith(symbol.module):
-        scopes.append(parent)
-        parent = parent.rpartition(".")[0]
-    scopes.append(symbol.module)
-    return scopes
-
-
-def _key(entry: ClassSymbol | External) -> str:
-    return entry.qualname if isinstance(entry, ClassSymbol) else f"external:{entry.name}"
-
-
-def _c3_merge(sequences: list[list[ClassSymbol | External]]) -> list[ClassSymbol | External]:
-    """C3 merge; an inconsistent hierarchy falls back to depth-first order."""
-    pending = [list(s) for s in sequences if s]
-    result: list[ClassSymbol | External] = []
-    while pending:
-        for sequence in pending:
-            head = sequence[0]
-            if not any(_key(head) in map(_key, other[1:]) for other in pending):
-                break
-        else:
-            flat = [e for s in pending for e in s]
-            seen = {_key(e) for e in result}
-            return result + [e for e in flat if not (_key(e) in seen or seen.add(_key(e)))]
-        result.append(head)
-        pending = [[e for e in s if _key(e) != _key(head)] for s in pending]
-        pending = [s for s in pending if s]
-    return result
-
-
-def _known(name: str) -> bool:
-    return bool(live_members(name)) or name in TRANSPARENT_BASES
-
-
-@cache
-def live_members(name: str) -> frozenset[str]:
-    """Members of a builtin or of a few typing/abc bases, read from this interpreter."""
-    module, _, attr = name.rpartition(".")
-    if module == "builtins":
-        value = getattr(builtins, attr, None)
-    elif name in TRANSPARENT_BASES:
-        import abc
-        import typing
-
-        value = {"abc": abc, "typing": typing}.get(module.replace("typing_extensions", "typing"))
-        value = getattr(value, attr, None)
-    else:
-        return frozenset()
-    return frozenset(dir(value)) if isinstance(value, type) else frozenset()

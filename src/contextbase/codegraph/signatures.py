@@ -11,14 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from contextbase.codegraph.extract.pyclass import COMPUTED_ALIAS
+from contextbase.codegraph.live import live_class, live_signature, transparent
 from contextbase.codegraph.model import ClassSymbol, FieldInfo, FunctionSymbol, Param
-from contextbase.codegraph.resolve import (
-    STATIC_METACLASSES,
-    TRANSPARENT_BASES,
-    External,
-    Mro,
-    Resolver,
-)
+from contextbase.codegraph.resolve import External, Mro, Resolver
 from contextbase.codegraph.values import Value
 
 PYDANTIC_MODELS = {
@@ -107,6 +103,8 @@ def constructor(resolver: Resolver, cls: ClassSymbol) -> Signature:
     unknown = [d for d in decorator_names(cls.decorators) if d not in HARMLESS_CLASS_DECORATORS]
     if unknown:
         return _unknown(cls, f"it is decorated with @{unknown[0]}")
+    if resolver.hierarchy.is_protocol(cls):
+        return _unknown(cls, "it is a Protocol, standing for other classes")
     mro = resolver.mro(cls)
     if mro.unknown_bases:
         return _unknown(cls, f"its base {mro.unknown_bases[0]} cannot be resolved")
@@ -117,8 +115,11 @@ def constructor(resolver: Resolver, cls: ClassSymbol) -> Signature:
         if isinstance(entry, External):
             if entry.name in PYDANTIC_MODELS | PYDANTIC_SETTINGS:
                 return _pydantic(cls, mro, settings=entry.name in PYDANTIC_SETTINGS)
-            if entry.name in TRANSPARENT_BASES:
+            if transparent(entry.name):
                 continue
+            inherited = live_signature(entry.name)
+            if inherited is not None:
+                return Signature([inherited], f"{entry.name}.__init__")
             return _unknown(cls, f"it inherits from {entry.name}, outside the graph")
         if entry.qualname in PYDANTIC_MODELS | PYDANTIC_SETTINGS:
             return _pydantic(cls, mro, settings=entry.qualname in PYDANTIC_SETTINGS)
@@ -149,8 +150,10 @@ def _unknown(cls: ClassSymbol, reason: str) -> Signature:
 
 def _metaclass_problem(resolver: Resolver, mro: Mro) -> str:
     meta = mro.metaclass
-    if isinstance(meta, External) and meta.name not in STATIC_METACLASSES:
-        return f"its metaclass {meta.name} is outside the graph"
+    if isinstance(meta, External):
+        live = live_class(meta.name)
+        if live is None or live.__call__ is not type.__call__:  # type: ignore[comparison-overlap]
+            return f"its metaclass {meta.name} is outside the graph or defines __call__"
     if isinstance(meta, ClassSymbol):
         found = resolver.member(meta, "__call__", instance=True)
         if found.owner is not None:
@@ -159,7 +162,7 @@ def _metaclass_problem(resolver: Resolver, mro: Mro) -> str:
 
 
 def _dataclass(cls: ClassSymbol, mro: Mro) -> Signature:
-    if any(isinstance(e, External) and e.name not in TRANSPARENT_BASES for e in mro.entries):
+    if any(isinstance(e, External) and not transparent(e.name) for e in mro.entries):
         return _unknown(cls, "a base outside the graph may add dataclass fields")
     fields: dict[str, FieldInfo] = {}
     for entry in reversed(mro.classes):
@@ -190,11 +193,10 @@ def _pydantic(cls: ClassSymbol, mro: Mro, *, settings: bool) -> Signature:
         )
     params: list[Param] = []
     for info in fields.values():
-        optional = info.has_default or settings or info.alias is not None
-        if info.alias:
-            params.append(Param(info.alias, "keyword_only", True))
+        optional = info.has_default or settings or bool(info.aliases)
+        params += [Param(a, "keyword_only", True) for a in info.aliases if a != COMPUTED_ALIAS]
         params.append(Param(info.name, "keyword_only", optional))
-    if extra == "allow":
+    if extra == "allow" or any(COMPUTED_ALIAS in f.aliases for f in fields.values()):
         params.append(Param("data", "var_keyword"))
     return Signature(
         [params], f"pydantic fields of {cls.qualname}", strict_keywords=extra == "forbid"

@@ -39,8 +39,10 @@ def _authorizer(
     if action not in _ALLOWED_ACTIONS:
         return apsw.SQLITE_DENY
     # A read with no database is of a CTE; real tables must be ours, in the main database.
-    if action == apsw.SQLITE_READ and database is not None and (
-        database != "main" or first not in TABLES
+    if (
+        action == apsw.SQLITE_READ
+        and database is not None
+        and (database != "main" or first not in TABLES)
     ):
         return apsw.SQLITE_DENY
     if action == apsw.SQLITE_FUNCTION and (second or "").lower() in _DENIED_FUNCTIONS:

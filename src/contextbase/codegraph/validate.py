@@ -29,6 +29,8 @@ class CallShape:
 
 @dataclass(frozen=True)
 class ArgumentProblem:
+    code: str
+    """too_many_positional, unknown_keyword, positional_only, duplicate or missing."""
     message: str
     keyword: str | None = None
     """The offending keyword, so a report can point at it."""
@@ -56,7 +58,11 @@ def bind(params: list[Param], call: CallShape) -> list[ArgumentProblem]:
     var_positional = any(p.kind == "var_positional" for p in params)
     var_keyword = any(p.kind == "var_keyword" for p in params)
     if not call.star_args and call.positional > len(positional) and not var_positional:
-        problems.append(ArgumentProblem(_too_many(params, len(positional), call.positional)))
+        problems.append(
+            ArgumentProblem(
+                "too_many_positional", _too_many(params, len(positional), call.positional)
+            )
+        )
     filled = {p.name for p in positional[: call.positional]}
     by_name = {p.name: p for p in params}
     accepted = [p.name for p in params if p.kind in ("positional_or_keyword", "keyword_only")]
@@ -67,21 +73,28 @@ def bind(params: list[Param], call: CallShape) -> list[ArgumentProblem]:
                 best = close_matches(keyword, accepted)
                 problems.append(
                     ArgumentProblem(
+                        "unknown_keyword",
                         f"unexpected keyword argument '{keyword}'",
                         keyword,
                         best[0] if best else None,
                     )
                 )
-        elif param.kind == "positional_only":
+            continue
+        if param.kind == "positional_only":
             if not var_keyword:
                 problems.append(
                     ArgumentProblem(
-                        f"'{keyword}' is positional-only and cannot be passed by keyword", keyword
+                        "positional_only",
+                        f"'{keyword}' is positional-only and cannot be passed by keyword",
+                        keyword,
                     )
                 )
-        elif keyword in filled and not call.star_args:
+            continue  # with **kwargs it lands there, and the parameter stays unfilled
+        if keyword in filled and not call.star_args:
             problems.append(
-                ArgumentProblem(f"got multiple values for argument '{keyword}'", keyword)
+                ArgumentProblem(
+                    "duplicate", f"got multiple values for argument '{keyword}'", keyword
+                )
             )
         filled.add(keyword)
     if not (call.star_args or call.star_kwargs):
@@ -95,7 +108,9 @@ def bind(params: list[Param], call: CallShape) -> list[ArgumentProblem]:
         if missing:
             names = ", ".join(f"'{m}'" for m in missing)
             plural = "s" if len(missing) > 1 else ""
-            problems.append(ArgumentProblem(f"missing required argument{plural} {names}"))
+            problems.append(
+                ArgumentProblem("missing", f"missing required argument{plural} {names}")
+            )
     return problems
 
 

@@ -202,12 +202,36 @@ class Typer:
             return replace(value, receiver=receiver) if value.kind == "function" else value
         if symbol.origin == "property" and (receiver is None or receiver.kind != "instance"):
             return UNKNOWN
+        member_of = self._enum_owner(symbol)
+        if member_of is not None:
+            return Value("instance", member_of)
         value = self._attribute(symbol)
         if value.kind == "self":
             value = self_of(receiver)
+        if symbol.origin == "class" and self._is_descriptor(value):
+            return Value("unknown", note=f"{symbol.qualname} is a descriptor")
         if value.kind == "unknown" and not (value.element or value.entered):
             return Value("unknown", note=f"the type of {symbol.qualname} is not known")
         return value
+
+    def _is_descriptor(self, value: Value) -> bool:
+        """A class attribute holding a descriptor gives whatever its ``__get__`` returns."""
+        if value.kind != "instance" or not isinstance(value.symbol, ClassSymbol):
+            return False
+        for dunder in ("__get__", "__set__"):
+            found = self.resolver.member(value.symbol, dunder, instance=True)
+            if found.owner is not None or found.status == "unknown":
+                return True
+        return False
+
+    def _enum_owner(self, symbol: AttributeSymbol) -> ClassSymbol | None:
+        """The enum a member belongs to (``RED = 1`` in an ``Enum`` subclass)."""
+        if symbol.origin != "class" or symbol.name.startswith("_") or symbol.parent is None:
+            return None
+        owner = self.resolver.first_definition(symbol.parent)
+        if isinstance(owner, ClassSymbol) and self.resolver.hierarchy.is_enum(owner):
+            return owner
+        return None
 
     def _attribute(self, symbol: AttributeSymbol) -> Value:
         scopes = scopes_of(symbol)

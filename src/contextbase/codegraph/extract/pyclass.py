@@ -15,6 +15,8 @@ from contextbase.codegraph.extract.pyutil import (
 )
 from contextbase.codegraph.model import FieldInfo
 
+COMPUTED_ALIAS = "*"
+"""The alias of a field whose alias is not a string literal (``AliasChoices(...)``)."""
 _FIELD_FACTORIES = {"field", "Field", "attrib", "ib", "PrivateAttr"}
 _CONFIG_KEYS = {"extra", "populate_by_name", "validate_by_name"}
 _RESTORING_METHODS = {
@@ -28,6 +30,7 @@ _RESTORING_METHODS = {
     "__getstate__",
 }
 """Methods whose computed ``setattr`` restores or delegates existing attributes."""
+_NAMESPACE_WRITES = {"update", "setdefault", "__setitem__"}
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,11 @@ def _receiver(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> str | 
     return None
 
 
-def member_assignments(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) -> MemberScan:
-    """Attributes set on ``self`` (or ``cls`` in a classmethod) anywhere in a method."""
+def member_assignments(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str, class_name: str = ""
+) -> MemberScan:
+    """Attributes set on ``self`` (or ``cls`` in a classmethod) anywhere in a method, or
+    on an instance the method creates (``obj = cls()``, ``obj = super().__new__(cls)``)."""
     scan = MemberScan()
     receiver = _receiver(node, kind)
     if receiver is None:
@@ -79,22 +85,43 @@ def member_assignments(node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str) 
     }
     details: dict[str, tuple[str | None, str | None]] = {}
     names: dict[str, int] = {}
+    namespace = (f"{receiver}.__dict__", f"vars({receiver})")
+    receivers = {receiver, *_new_objects(node, {receiver, class_name} - {""})}
     for sub in ast.walk(node):
-        if isinstance(sub, ast.Attribute) and dotted(sub.value) == receiver:
+        if isinstance(sub, ast.Attribute) and dotted(sub.value) in receivers:
             if isinstance(sub.ctx, ast.Store):
                 names.setdefault(sub.attr, sub.lineno)
-            elif sub.attr == "__dict__":
-                scan.dynamic = True
+                scan.dynamic = scan.dynamic or sub.attr == "__dict__"
         elif isinstance(sub, ast.Assign | ast.AnnAssign):
             _note_details(sub, receiver, params, details)
+        elif isinstance(sub, ast.Subscript) and isinstance(sub.ctx, ast.Store):
+            scan.dynamic = scan.dynamic or _source(sub.value) in namespace
         elif isinstance(sub, ast.Call):
             _note_setattr(sub, receiver, names, scan)
+            func = sub.func
+            if isinstance(func, ast.Attribute) and func.attr in _NAMESPACE_WRITES:
+                scan.dynamic = scan.dynamic or _source(func.value) in namespace
     if node.name in _RESTORING_METHODS:
         scan.dynamic = False
     for name, line in names.items():
         annotation, call = details.get(name, (None, None))
         scan.members.append(Member(name, line, origin, annotation, call))
     return scan
+
+
+def _new_objects(node: ast.FunctionDef | ast.AsyncFunctionDef, makers: set[str]) -> set[str]:
+    """Local names bound to a new instance: ``obj = cls(...)``, ``obj = X.__new__(cls)``."""
+    found: set[str] = set()
+    for sub in ast.walk(node):
+        if not (isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call)):
+            continue
+        func = sub.value.func
+        creates = dotted(func) in makers or (
+            isinstance(func, ast.Attribute) and func.attr == "__new__"
+        )
+        if creates:
+            found.update(t.id for t in sub.targets if isinstance(t, ast.Name))
+    return found
 
 
 def _note_details(
@@ -117,11 +144,12 @@ def _note_details(
         details.setdefault(target.attr, (annotation, call))
 
 
+def _source(expr: ast.expr) -> str:
+    return ast.unparse(expr).replace(" ", "")
+
+
 def _note_setattr(call: ast.Call, receiver: str, names: dict[str, int], scan: MemberScan) -> None:
     func = dotted(call.func)
-    if func == "vars" and call.args and dotted(call.args[0]) == receiver:
-        scan.dynamic = True
-        return
     if func not in ("setattr", "object.__setattr__") and not (
         func and func.endswith("__setattr__")
     ):
@@ -201,7 +229,6 @@ def _field(name: str, node: ast.AnnAssign, kw_only: bool) -> FieldInfo:
     positional_default = first is not None and not (
         isinstance(first, ast.Constant) and first.value is Ellipsis
     )
-    alias = keyword_constant(value, "alias") or keyword_constant(value, "validation_alias")
     return FieldInfo(
         name,
         annotation,
@@ -209,8 +236,29 @@ def _field(name: str, node: ast.AnnAssign, kw_only: bool) -> FieldInfo:
         or has_keyword(value, "default", "default_factory", "factory"),
         init=keyword_constant(value, "init") is not False,
         kw_only=kw_only or keyword_constant(value, "kw_only") is True,
-        alias=alias if isinstance(alias, str) else None,
+        aliases=_aliases(value),
     )
+
+
+def _aliases(call: ast.Call) -> list[str]:
+    """String aliases of ``Field(alias=..., validation_alias=AliasChoices(...))``."""
+    aliases: list[str] = []
+    for keyword in call.keywords:
+        if keyword.arg not in ("alias", "validation_alias"):
+            continue
+        value = keyword.value
+        if isinstance(value, ast.Call) and decorator_name(value.func) == "AliasChoices":
+            choices = [a.value for a in value.args if isinstance(a, ast.Constant)]
+            if len(choices) != len(value.args) or value.keywords:
+                return [COMPUTED_ALIAS]
+            aliases += [c for c in choices if isinstance(c, str)]
+            if len(aliases) != len(choices):
+                return [COMPUTED_ALIAS]
+        elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+            aliases.append(value.value)
+        else:
+            return [COMPUTED_ALIAS]
+    return list(dict.fromkeys(aliases))
 
 
 def model_config(body: list[ast.stmt]) -> dict[str, object]:

@@ -15,10 +15,12 @@ from contextbase.codegraph.extract import pyclass
 from contextbase.codegraph.extract.pyutil import (
     bound_names,
     decorator_name,
+    dict_literal_keys,
     dotted,
     function_params,
+    getattr_names,
     literal_strings,
-    modifies_globals,
+    module_facts,
 )
 from contextbase.codegraph.model import (
     AttributeSymbol,
@@ -31,6 +33,7 @@ from contextbase.codegraph.model import (
 )
 
 _PROPERTY_DECORATORS = {"property", "cached_property", "abstractproperty"}
+_IMPLICIT_CLASSMETHODS = {"__init_subclass__", "__class_getitem__"}
 _ACCESSOR_DECORATORS = {"setter", "getter", "deleter"}
 _RANK = {"attribute": 0, "import": 1, "function": 2, "class": 2, "module": 3}
 
@@ -71,9 +74,11 @@ class _ModuleWalker:
         )
 
     def run(self, tree: ast.Module) -> list[Symbol]:
+        self.dicts = dict_literal_keys(tree.body)
         self.body(tree.body, self.mod.qualname, None)
-        self.mod.dynamic = self.mod.dynamic or modifies_globals(tree)
-        for name, line in _global_declarations(tree):
+        dynamic, declared = module_facts(tree)
+        self.mod.dynamic = self.mod.dynamic or dynamic
+        for name, line in declared:
             self.add(self._attribute(self.mod.qualname, name, line, "module"))
         for qualname, variants in self.variants.items():
             _settle_signature(self.symbols[qualname], variants)  # type: ignore[arg-type]
@@ -123,9 +128,11 @@ class _ModuleWalker:
         qualname = f"{owner}.{node.name}"
         names = [decorator_name(d) for d in node.decorator_list]
         if cls is not None and _is_accessor(node, self.symbols.get(qualname)):
+            self._member_assignments(node, "method", owner, cls)
             return
         returns = ast.unparse(node.returns) if node.returns else None
         if cls is not None and _PROPERTY_DECORATORS & set(names):
+            self._member_assignments(node, "method", owner, cls)
             self.symbols[qualname] = AttributeSymbol(
                 qualname=qualname,
                 name=node.name,
@@ -138,11 +145,14 @@ class _ModuleWalker:
             return
         if cls is None and node.name == "__getattr__":
             self.mod.has_getattr = True
+            self.mod.getattr_names = getattr_names(node, self.dicts)
         if cls is not None and node.name in ("__getattr__", "__getattribute__"):
-            cls.has_getattr = True
+            served = getattr_names(node, self.dicts) if node.name == "__getattr__" else None
+            cls.has_getattr, cls.getattr_names = True, served
         kind = "function"
         if cls is not None:
             kind = next((k for k in ("classmethod", "staticmethod") if k in names), "method")
+            kind = "classmethod" if node.name in _IMPLICIT_CLASSMETHODS else kind
         params = function_params(node.args)
         symbol = FunctionSymbol(
             qualname=qualname,
@@ -218,11 +228,21 @@ class _ModuleWalker:
         annotation = ast.unparse(node.annotation) if isinstance(node, ast.AnnAssign) else None
         value = node.value
         for target in targets:
+            if cls is None:
+                self._patched_class_attribute(target, node.lineno)
             for name in bound_names(target):
                 attribute = self._attribute(owner, name, node.lineno, origin, annotation)
                 if isinstance(target, ast.Name) and value is not None:
                     _describe_value(attribute, value)
                 self.add(attribute)
+
+    def _patched_class_attribute(self, target: ast.expr, line: int) -> None:
+        """``Client.timeout = 5`` at module level adds a class attribute."""
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)):
+            return
+        owner = f"{self.mod.qualname}.{target.value.id}"
+        if isinstance(self.symbols.get(owner), ClassSymbol):
+            self.add(self._attribute(owner, target.attr, line, "class"))
 
     # -- helpers -----------------------------------------------------------
 
@@ -230,7 +250,7 @@ class _ModuleWalker:
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, kind: str, owner: str, cls: ClassSymbol
     ) -> None:
         """``self.x = ...`` makes an instance attribute, ``cls.x = ...`` a class attribute."""
-        found = pyclass.member_assignments(node, kind)
+        found = pyclass.member_assignments(node, kind, cls.name)
         cls.dynamic_attrs = cls.dynamic_attrs or found.dynamic
         for member in found.members:
             attribute = self._attribute(owner, member.name, member.line, member.origin)
@@ -336,13 +356,3 @@ def _settle_signature(symbol: FunctionSymbol, variants: _Variants) -> None:
     elif variants.overloads:
         symbol.params = variants.overloads[0]
         symbol.alternatives = variants.overloads[1:]
-
-
-def _global_declarations(tree: ast.Module) -> list[tuple[str, int]]:
-    """Names that functions declare ``global``: module attributes once they run."""
-    return [
-        (name, node.lineno)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Global)
-        for name in node.names
-    ]
