@@ -140,3 +140,24 @@ for i in range(40):
     procs = [subprocess.Popen([sys.executable, "-c", script, str(w)]) for w in range(4)]
     assert [p.wait(timeout=120) for p in procs] == [0, 0, 0, 0]
     assert SQLiteStore(Database(path)).db.scalar("SELECT count(*) FROM documents") == 160
+
+
+def test_vector_search_by_language_and_ecosystem(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    fake = FakeEmbedder(16)
+    space = ensure_space(store.db, fake.provider, fake.model, fake.dimension)
+    for name, eco, lang in (("py", "pypi", "Python"), ("js", "npm", "JavaScript")):
+        lib = store.upsert_library(Library.new(name, eco, language=lang))
+        store.replace_document(
+            DocumentRecord(lib.id, "", "x.md", "file", "markdown", name, name),
+            [_chunk(f"{name} words")],
+            {space: fake.embed_documents([f"{name} words"])},
+        )
+    by_language = store.vector_search(
+        space, fake.embed_query("words"), Filters(language="python"), 5
+    )
+    by_ecosystem = store.vector_search(
+        space, fake.embed_query("words"), Filters(ecosystem="npm"), 5
+    )
+    assert [store.get_chunks([h[0]])[h[0]].library_id for h in by_language] == ["lib-pypi-py"]
+    assert [store.get_chunks([h[0]])[h[0]].library_id for h in by_ecosystem] == ["lib-npm-js"]

@@ -79,9 +79,20 @@ def write_tree(root: Path, files: dict[str, str]) -> Path:
 
 def git(repo: Path, *args: str) -> str:
     done = subprocess.run(
-        ["git", "-c", "user.name=Test", "-c", "user.email=test@example.com",
-         "-c", "init.defaultBranch=main", *args],
-        cwd=repo, check=True, capture_output=True, text=True,
+        [
+            "git",
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.com",
+            "-c",
+            "init.defaultBranch=main",
+            *args,
+        ],
+        cwd=repo,
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return done.stdout
 
@@ -137,5 +148,10 @@ def write_config(tmp_path: Path) -> WriteConfig:
 
 
 def openai_provider(api: EmbeddingAPI, key_file: Path, **extra: Any) -> dict[str, Any]:
-    return {"provider": "openai", "model": "text-embedding-3-small",
-            "api_key_file": str(key_file), "base_url": api.url, **extra}
+    return {
+        "provider": "openai",
+        "model": "text-embedding-3-small",
+        "api_key_file": str(key_file),
+        "base_url": api.url,
+        **extra,
+    }

@@ -27,7 +27,12 @@ from contextbase.store.db import Database
 from tests.embed.remote_api_server import EmbeddingAPI
 from tests.kb.conftest import MANUAL, WriteConfig, git, openai_provider, write_tree
 
-BUILDER = [sys.executable, "-c", "from contextbase.kb.cli import main; main()"]
+SCRIPT = Path(sys.executable).with_name("kb-builder")
+BUILDER = (
+    [str(SCRIPT)]
+    if SCRIPT.exists()
+    else [sys.executable, "-c", "from contextbase.kb.cli import main; main()"]
+)
 
 
 def run_builder(*args: str) -> subprocess.CompletedProcess[str]:
@@ -51,8 +56,12 @@ def vector_counts(db_path: Path) -> dict[str, int]:
     db = Database(db_path, readonly=True)
     try:
         spaces = db.query("SELECT id, provider, model, dimension FROM embedding_spaces")
-        return {f"{s['provider']}:{s['model']}/{s['dimension']}": int(db.scalar(
-            f"SELECT count(*) FROM vec_chunks_{int(s['id'])}")) for s in spaces}
+        return {
+            f"{s['provider']}:{s['model']}/{s['dimension']}": int(
+                db.scalar(f"SELECT count(*) FROM vec_chunks_{int(s['id'])}")
+            )
+            for s in spaces
+        }
     finally:
         db.close()
 
@@ -66,17 +75,28 @@ def api_texts(api: EmbeddingAPI) -> int:
 
 
 def test_end_to_end_git_and_local_sources(
-    tmp_path: Path, git_repo: Path, local_guide: Path, api: EmbeddingAPI, key_file: Path,
+    tmp_path: Path,
+    git_repo: Path,
+    local_guide: Path,
+    api: EmbeddingAPI,
+    key_file: Path,
     write_config: WriteConfig,
 ) -> None:
-    config = write_config({
-        "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
-        "sources": [
-            {"git_url": git_repo.as_uri(), "tag": "v1.0", "docs_path": "docs",
-             "project_name": "Widgetbase", "project_version": "1.0"},
-            {"local_path": "guide", "project_name": "Gizmo", "project_version": "2.3"},
-        ],
-    })
+    config = write_config(
+        {
+            "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
+            "sources": [
+                {
+                    "git_url": git_repo.as_uri(),
+                    "tag": "v1.0",
+                    "docs_path": "docs",
+                    "project_name": "Widgetbase",
+                    "project_version": "1.0",
+                },
+                {"local_path": "guide", "project_name": "Gizmo", "project_version": "2.3"},
+            ],
+        }
+    )
     done = run_builder("--config", str(config), "--json")
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
@@ -124,15 +144,18 @@ def test_versions_reuse_vectors(
 ) -> None:
     manual = write_tree(tmp_path / "manual", MANUAL)
     versions = ["14", "15", "16", "17", "18"]
-    config = write_config({
-        "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
-        "sources": [{"local_path": str(manual), "project_name": "Widgetbase",
-                     "project_version": v} for v in versions],
-    })
+    config = write_config(
+        {
+            "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
+            "sources": [
+                {"local_path": str(manual), "project_name": "Widgetbase", "project_version": v}
+                for v in versions
+            ],
+        }
+    )
     loaded = load_config(config)
     fake = FakeEmbedder()
-    openai = get_embedder("openai:text-embedding-3-small", api_key_file=key_file,
-                          base_url=api.url)
+    openai = get_embedder("openai:text-embedding-3-small", api_key_file=key_file, base_url=api.url)
     assert openai is not None
     first = build(loaded, sources=["Widgetbase@14"], embedders=[fake, openai])
     unique = distinct_contents(first.output)
@@ -147,12 +170,17 @@ def test_versions_reuse_vectors(
         assert later.reused_vectors == 2 * later.chunks  # both providers, every chunk
     assert fake.calls == calls and api_texts(api) == texts  # nothing embedded again
     assert rest.chunks == 5 * unique
-    assert vector_counts(rest.output) == {"fake:hash/64": 5 * unique,
-                                          "openai:text-embedding-3-small/1536": 5 * unique}
+    assert vector_counts(rest.output) == {
+        "fake:hash/64": 5 * unique,
+        "openai:text-embedding-3-small/1536": 5 * unique,
+    }
 
 
 def test_add_missing_embeddings_without_rechunking(
-    tmp_path: Path, local_guide: Path, api: EmbeddingAPI, key_file: Path,
+    tmp_path: Path,
+    local_guide: Path,
+    api: EmbeddingAPI,
+    key_file: Path,
     write_config: WriteConfig,
 ) -> None:
     manual = write_tree(tmp_path / "manual", MANUAL)
@@ -161,15 +189,17 @@ def test_add_missing_embeddings_without_rechunking(
         {"local_path": str(manual), "project_name": "Widgetbase", "project_version": "2"},
         {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "1"},
     ]
-    first = build(load_config(write_config({"embeddings": {"providers": [{"provider": "fake"}]},
-                                            "sources": sources})))
+    first = build(
+        load_config(
+            write_config({"embeddings": {"providers": [{"provider": "fake"}]}, "sources": sources})
+        )
+    )
     db = Database(first.output, readonly=True)
     chunk_ids = db.query("SELECT id, content_hash FROM chunks ORDER BY id")
     db.close()
 
     providers = [{"provider": "fake"}, openai_provider(api, key_file)]
-    loaded = load_config(write_config({"embeddings": {"providers": providers},
-                                       "sources": sources}))
+    loaded = load_config(write_config({"embeddings": {"providers": providers}, "sources": sources}))
     filled = build(loaded, only_missing_embeddings=True)
     assert filled.sources == []  # no source was pulled, parsed or chunked
     assert filled.filled_vectors == first.chunks
@@ -182,8 +212,9 @@ def test_add_missing_embeddings_without_rechunking(
     # A normal run fills a newly added provider the same way before checking sources.
     requests = len(api.requests)
     providers.append({"provider": "fake", "model": "32"})
-    again = build(load_config(write_config({"embeddings": {"providers": providers},
-                                            "sources": sources})))
+    again = build(
+        load_config(write_config({"embeddings": {"providers": providers}, "sources": sources}))
+    )
     assert again.filled_vectors == first.chunks
     assert all(s.indexed == 0 for s in again.sources)
     assert len(api.requests) == requests
@@ -208,14 +239,16 @@ def test_failed_build_resumes_where_it_stopped(
     tmp_path: Path, local_guide: Path, write_config: WriteConfig
 ) -> None:
     manual = write_tree(tmp_path / "manual", MANUAL)
-    config = write_config({
-        "output": "kb.db",
-        "embeddings": {"providers": [{"provider": "fake"}]},
-        "sources": [
-            {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "1"},
-            {"local_path": str(manual), "project_name": "Widgetbase", "project_version": "1"},
-        ],
-    })
+    config = write_config(
+        {
+            "output": "kb.db",
+            "embeddings": {"providers": [{"provider": "fake"}]},
+            "sources": [
+                {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "1"},
+                {"local_path": str(manual), "project_name": "Widgetbase", "project_version": "1"},
+            ],
+        }
+    )
     loaded = load_config(config)
     with pytest.raises(EmbeddingError):
         build(loaded, embedders=[FailingEmbedder(fail_on=2)])
@@ -246,16 +279,24 @@ def test_killed_build_resumes(
     tmp_path: Path, api: EmbeddingAPI, key_file: Path, write_config: WriteConfig
 ) -> None:
     pages = _many_pages(tmp_path / "pages", 80)
-    config = write_config({
-        "output": "kb.db",
-        "chunking": {"target_tokens": 50, "min_tokens": 10},
-        "embeddings": {"providers": [openai_provider(api, key_file, batch_size=32,
-                                                     max_concurrency=1)]},
-        "sources": [{"local_path": str(pages), "project_name": "Pages", "project_version": "1"}],
-    })
-    api.delay = lambda seen: 0.3
-    proc = subprocess.Popen([*BUILDER, "--config", str(config), "--quiet"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    config = write_config(
+        {
+            "output": "kb.db",
+            "chunking": {"target_tokens": 50, "min_tokens": 10},
+            "embeddings": {
+                "providers": [openai_provider(api, key_file, batch_size=32, max_concurrency=1)]
+            },
+            "sources": [
+                {"local_path": str(pages), "project_name": "Pages", "project_version": "1"}
+            ],
+        }
+    )
+    api.delay = lambda seen: 0.2
+    proc = subprocess.Popen(
+        [*BUILDER, "--config", str(config), "--quiet"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     deadline = time.monotonic() + 60
     # 80 pages of 4 chunks make two embedding rounds of 256 chunks (8 requests of 32):
     # the 9th request means the first round's documents are stored.
@@ -269,9 +310,15 @@ def test_killed_build_resumes(
     assert db.scalar("PRAGMA integrity_check") == "ok"
     documents = db.scalar("SELECT count(*) FROM documents")
     # Every stored document is whole: all its chunks, each with its vector.
-    assert db.scalar("SELECT count(*) FROM chunks c WHERE chunk_total !="
-                     " (SELECT count(*) FROM chunks o WHERE o.document_id = c.document_id)") == 0
-    assert db.scalar("SELECT count(*) FROM chunks") == db.scalar("SELECT count(*) FROM vec_chunks_1")
+    assert (
+        db.scalar(
+            "SELECT count(*) FROM chunks c WHERE chunk_total !="
+            " (SELECT count(*) FROM chunks o WHERE o.document_id = c.document_id)"
+        )
+        == 0
+    )
+    vectors = db.scalar("SELECT count(*) FROM vec_chunks_1")
+    assert db.scalar("SELECT count(*) FROM chunks") == vectors
     db.close()
     assert 0 < documents < 80
 
@@ -292,9 +339,14 @@ def test_killed_build_resumes(
 def test_shipped_file_opens_read_only(
     tmp_path: Path, local_guide: Path, write_config: WriteConfig
 ) -> None:
-    config = write_config({"embeddings": {"providers": [{"provider": "fake"}]},
-                           "sources": [{"local_path": str(local_guide), "project_name": "Gizmo",
-                                        "project_version": "1"}]})
+    config = write_config(
+        {
+            "embeddings": {"providers": [{"provider": "fake"}]},
+            "sources": [
+                {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "1"}
+            ],
+        }
+    )
     summary = build(load_config(config))
     output = summary.output
     assert not Path(f"{output}-wal").exists() and not Path(f"{output}-shm").exists()
@@ -317,9 +369,10 @@ def test_changed_chunking_rechunks_and_reuses_vectors(
     tmp_path: Path, write_config: WriteConfig
 ) -> None:
     manual = write_tree(tmp_path / "manual", MANUAL)
-    data: dict[str, Any] = {"embeddings": {"providers": [{"provider": "fake"}]},
-                            "sources": [{"local_path": str(manual), "project_name": "W",
-                                         "project_version": "1"}]}
+    data: dict[str, Any] = {
+        "embeddings": {"providers": [{"provider": "fake"}]},
+        "sources": [{"local_path": str(manual), "project_name": "W", "project_version": "1"}],
+    }
     first = build(load_config(write_config(data)))
     data["chunking"] = {"target_tokens": 60, "min_tokens": 0}
     fake = FakeEmbedder()
@@ -341,22 +394,31 @@ def test_versions_no_longer_configured_are_removed(
     ]
     providers = {"providers": [{"provider": "fake"}]}
     build(load_config(write_config({"embeddings": providers, "sources": sources})))
-    summary: BuildSummary = build(load_config(write_config(
-        {"embeddings": providers, "sources": sources[1:2]})))
+    summary: BuildSummary = build(
+        load_config(write_config({"embeddings": providers, "sources": sources[1:2]}))
+    )
     assert sorted(summary.pruned_versions) == ["Gizmo 1", "Widgetbase 1"]
     assert {(r[0], r[1]) for r in rows(summary.output)} == {("lib-kb-widgetbase", "2")}
     assert vector_counts(summary.output)["fake:hash/64"] == summary.chunks
 
 
-def test_docs_path_missing_in_repository(
-    git_repo: Path, write_config: WriteConfig
-) -> None:
-    config = write_config({
-        "embeddings": {"providers": [{"provider": "fake"}]},
-        "sources": [{"git_url": git_repo.as_uri(), "branch": "main", "docs_path": "manual",
-                     "project_name": "Widgetbase", "project_version": "2"}],
-    })
-    with pytest.raises(ConfigError, match=(
-        r"at 'sources\[0\]\.docs_path': the folder manual is not in file://.* at main\.$"
-    )):
+def test_docs_path_missing_in_repository(git_repo: Path, write_config: WriteConfig) -> None:
+    config = write_config(
+        {
+            "embeddings": {"providers": [{"provider": "fake"}]},
+            "sources": [
+                {
+                    "git_url": git_repo.as_uri(),
+                    "branch": "main",
+                    "docs_path": "manual",
+                    "project_name": "Widgetbase",
+                    "project_version": "2",
+                }
+            ],
+        }
+    )
+    with pytest.raises(
+        ConfigError,
+        match=(r"at 'sources\[0\]\.docs_path': the folder manual is not in file://.* at main\.$"),
+    ):
         build(load_config(config))

@@ -18,13 +18,13 @@ from tests.kb.conftest import WriteConfig
 def _valid(folder: Path) -> dict[str, Any]:
     return {
         "embeddings": {"providers": [{"provider": "fake"}]},
-        "sources": [{"local_path": str(folder), "project_name": "Guide",
-                     "project_version": "1.0"}],
+        "sources": [{"local_path": str(folder), "project_name": "Guide", "project_version": "1.0"}],
     }
 
 
-def test_relative_paths_follow_the_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                local_guide: Path) -> None:
+def test_relative_paths_follow_the_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_guide: Path
+) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -44,48 +44,91 @@ def test_relative_paths_follow_the_config_file(tmp_path: Path, monkeypatch: pyte
     assert loaded.output("mine.db") == elsewhere / "mine.db"
 
 
-def test_default_output_and_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                         local_guide: Path, write_config: WriteConfig) -> None:
+def test_default_output_and_config_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_guide: Path, write_config: WriteConfig
+) -> None:
     write_config(_valid(local_guide), name="pgedge-nla-kb-builder.yaml")
     monkeypatch.chdir(tmp_path)
     loaded = load_config()
     assert loaded.output() == tmp_path / "pgedge-nla-kb.db"
     monkeypatch.chdir(local_guide)
-    with pytest.raises(ConfigError, match="pgedge-nla-kb-builder.yaml does not exist; pass"):
+    with pytest.raises(ConfigError, match=r"pgedge-nla-kb-builder\.yaml does not exist; pass"):
         load_config()
 
 
 BAD_CONFIGS = [
     ("missing sources", lambda d: d.pop("sources"), r"'sources' is missing"),
-    ("missing project name", lambda d: d["sources"][0].pop("project_name"),
-     r"'sources\[0\]\.project_name' is missing"),
+    (
+        "missing project name",
+        lambda d: d["sources"][0].pop("project_name"),
+        r"'sources\[0\]\.project_name' is missing",
+    ),
     ("missing embeddings", lambda d: d.pop("embeddings"), r"'embeddings' is missing"),
-    ("unknown provider", lambda d: d["embeddings"]["providers"].append({"provider": "cohere"}),
-     r"at 'embeddings\.providers\[1\]\.provider': unknown provider 'cohere'; choose one of"),
-    ("unknown key", lambda d: d["sources"][0].update(branchh="main"),
-     r"'sources\[0\]\.branchh' is not a known setting"),
-    ("two kinds of source", lambda d: d["sources"][0].update(git_url="file:///x"),
-     r"at 'sources\[0\]': a source needs exactly one of git_url or local_path"),
-    ("branch and tag", lambda d: d["sources"].append(
-        {"git_url": "file:///x", "branch": "a", "tag": "b", "project_name": "X",
-         "project_version": "1"}), r"at 'sources\[1\]': give a branch or a tag, not both"),
-    ("float version", lambda d: d["sources"][0].update(project_version=9.6),
-     r"at 'sources\[0\]\.project_version': write the version in quotes \('9\.6'\)"),
-    ("option of another provider", lambda d: d["embeddings"]["providers"][0].update(
-        endpoint="http://x"), r"endpoint does not apply to the fake provider"),
-    ("escaping docs path", lambda d: d["sources"].append(
-        {"git_url": "file:///x", "docs_path": "../etc", "project_name": "X",
-         "project_version": "1"}), r"docs_path must be a relative path inside the repository"),
-    ("duplicate version", lambda d: d["sources"].append(dict(d["sources"][0])),
-     r"Guide 1\.0 is declared by two sources"),
+    (
+        "unknown provider",
+        lambda d: d["embeddings"]["providers"].append({"provider": "cohere"}),
+        r"at 'embeddings\.providers\[1\]\.provider': unknown provider 'cohere'; choose one of",
+    ),
+    (
+        "unknown key",
+        lambda d: d["sources"][0].update(branchh="main"),
+        r"'sources\[0\]\.branchh' is not a known setting",
+    ),
+    (
+        "two kinds of source",
+        lambda d: d["sources"][0].update(git_url="file:///x"),
+        r"at 'sources\[0\]': a source needs exactly one of git_url or local_path",
+    ),
+    (
+        "branch and tag",
+        lambda d: d["sources"].append(
+            {
+                "git_url": "file:///x",
+                "branch": "a",
+                "tag": "b",
+                "project_name": "X",
+                "project_version": "1",
+            }
+        ),
+        r"at 'sources\[1\]': give a branch or a tag, not both",
+    ),
+    (
+        "float version",
+        lambda d: d["sources"][0].update(project_version=9.6),
+        r"at 'sources\[0\]\.project_version': write the version in quotes \('9\.6'\)",
+    ),
+    (
+        "option of another provider",
+        lambda d: d["embeddings"]["providers"][0].update(endpoint="http://x"),
+        r"endpoint does not apply to the fake provider",
+    ),
+    (
+        "escaping docs path",
+        lambda d: d["sources"].append(
+            {
+                "git_url": "file:///x",
+                "docs_path": "../etc",
+                "project_name": "X",
+                "project_version": "1",
+            }
+        ),
+        r"docs_path must be a relative path inside the repository",
+    ),
+    (
+        "duplicate version",
+        lambda d: d["sources"].append(dict(d["sources"][0])),
+        r"Guide 1\.0 is declared by two sources",
+    ),
     ("no sources", lambda d: d.update(sources=[]), r"at 'sources': List should have at least 1"),
 ]
 
 
-@pytest.mark.parametrize(("change", "message"), [c[1:] for c in BAD_CONFIGS],
-                         ids=[c[0] for c in BAD_CONFIGS])
-def test_bad_config_names_the_field(change: Any, message: str, local_guide: Path,
-                                    write_config: WriteConfig) -> None:
+@pytest.mark.parametrize(
+    ("change", "message"), [c[1:] for c in BAD_CONFIGS], ids=[c[0] for c in BAD_CONFIGS]
+)
+def test_bad_config_names_the_field(
+    change: Any, message: str, local_guide: Path, write_config: WriteConfig
+) -> None:
     data = _valid(local_guide)
     change(data)
     path = write_config(data)
@@ -97,21 +140,28 @@ def test_bad_config_names_the_field(change: Any, message: str, local_guide: Path
 
 def test_source_path_missing(tmp_path: Path, local_guide: Path, write_config: WriteConfig) -> None:
     data = _valid(local_guide)
-    data["sources"].append({"local_path": "no-such-docs", "project_name": "Other",
-                            "project_version": "1"})
-    with pytest.raises(ConfigError, match=(
-        rf"at 'sources\[1\]\.local_path': the folder {tmp_path}/no-such-docs does not exist\.$"
-    )):
+    data["sources"].append(
+        {"local_path": "no-such-docs", "project_name": "Other", "project_version": "1"}
+    )
+    with pytest.raises(
+        ConfigError,
+        match=(
+            rf"at 'sources\[1\]\.local_path': the folder {tmp_path}/no-such-docs does not exist\.$"
+        ),
+    ):
         load_config(write_config(data))
 
 
 def test_unreadable_key_file(tmp_path: Path, local_guide: Path, write_config: WriteConfig) -> None:
     data = _valid(local_guide)
     data["embeddings"]["providers"] = [{"provider": "openai", "api_key_file": "missing.key"}]
-    with pytest.raises(ConfigError, match=(
-        r"at 'embeddings\.providers\[0\]\.api_key_file': cannot read the key file "
-        rf"{tmp_path}/missing\.key \(No such file or directory\)\.$"
-    )):
+    with pytest.raises(
+        ConfigError,
+        match=(
+            r"at 'embeddings\.providers\[0\]\.api_key_file': cannot read the key file "
+            rf"{tmp_path}/missing\.key \(No such file or directory\)\.$"
+        ),
+    ):
         load_config(write_config(data))
     (tmp_path / "empty.key").write_text("\n", encoding="utf-8")
     data["embeddings"]["providers"] = [{"provider": "voyage", "api_key_file": "empty.key"}]
@@ -138,13 +188,23 @@ def test_unknown_source_selection(local_guide: Path, write_config: WriteConfig) 
         loaded.config.select(["Manual"])
 
 
-def test_cli_prints_one_sentence(tmp_path: Path, local_guide: Path,
-                                 write_config: WriteConfig) -> None:
+def test_cli_prints_one_sentence(
+    tmp_path: Path, local_guide: Path, write_config: WriteConfig
+) -> None:
     data = _valid(local_guide)
     data["embeddings"]["providers"][0]["provider"] = "cohere"
     path = write_config(data)
-    done = subprocess.run([sys.executable, "-c", "from contextbase.kb.cli import main; main()",
-                           "--config", str(path)], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from contextbase.kb.cli import main; main()",
+            "--config",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 1
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()

@@ -40,22 +40,25 @@ autovacuum_vacuum_max_threshold caps how many dead tuples trigger it on huge tab
 
 
 @pytest.fixture
-def kb_file(tmp_path: Path, local_guide: Path, api: EmbeddingAPI, key_file: Path,
-            write_config: WriteConfig) -> Path:
+def kb_file(
+    tmp_path: Path, local_guide: Path, api: EmbeddingAPI, key_file: Path, write_config: WriteConfig
+) -> Path:
     """Widgetbase 16, 17 and 18 (18 rewrote the vacuum page) and Gizmo 2.3, embedded by
     the fake provider and by OpenAI (the local test server)."""
     old = write_tree(tmp_path / "manual-17", MANUAL)
     new = write_tree(tmp_path / "manual-18", {**MANUAL, "vacuum.rst": VACUUM_18})
-    config = write_config({
-        "output": "widgets.db",
-        "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
-        "sources": [
-            {"local_path": str(old), "project_name": "Widgetbase", "project_version": "16"},
-            {"local_path": str(old), "project_name": "Widgetbase", "project_version": "17"},
-            {"local_path": str(new), "project_name": "Widgetbase", "project_version": "18"},
-            {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "2.3"},
-        ],
-    })
+    config = write_config(
+        {
+            "output": "widgets.db",
+            "embeddings": {"providers": [{"provider": "fake"}, openai_provider(api, key_file)]},
+            "sources": [
+                {"local_path": str(old), "project_name": "Widgetbase", "project_version": "16"},
+                {"local_path": str(old), "project_name": "Widgetbase", "project_version": "17"},
+                {"local_path": str(new), "project_name": "Widgetbase", "project_version": "18"},
+                {"local_path": str(local_guide), "project_name": "Gizmo", "project_version": "2.3"},
+            ],
+        }
+    )
     return build(load_config(config)).output
 
 
@@ -80,14 +83,20 @@ async def test_search_with_the_deployment_provider(
     kb_file: Path, api: EmbeddingAPI, key_file: Path
 ) -> None:
     mcp, state = server_for(
-        knowledgebases=[kb_file], embedder="openai:text-embedding-3-small",
+        knowledgebases=[kb_file],
+        embedder="openai:text-embedding-3-small",
         embedder_options={"base_url": api.url, "api_key_file": str(key_file)},
     )
     async with Client(mcp) as client:
         tools = {tool.name: tool for tool in (await client.list_tools()).tools}
         schema = tools["search_knowledgebase"].input_schema["properties"]
-        assert set(schema) == {"query", "project_names", "project_versions", "top_n",
-                               "list_products"}
+        assert set(schema) == {
+            "query",
+            "project_names",
+            "project_versions",
+            "top_n",
+            "list_products",
+        }
 
         products = await call(client, list_products=True)
         assert "- Widgetbase: versions 16, 17, 18" in products
@@ -103,27 +112,38 @@ async def test_search_with_the_deployment_provider(
         assert "A partial index covers only the rows" in first
         assert text.count("A partial index covers only the rows") == 1  # not once per version
 
-        pinned = await call(client, query="vacuum dead tuples", project_names="widgetbase",
-                            project_versions=["17"], top_n=1)
+        pinned = await call(
+            client,
+            query="vacuum dead tuples",
+            project_names="widgetbase",
+            project_versions=["17"],
+            top_n=1,
+        )
         assert "### 1. Widgetbase 17: Vacuuming" in pinned
         assert "Same text in versions: 16, 17" in pinned
         assert "truncates empty pages" not in pinned and "### 2." not in pinned
 
-        newest = await call(client, query="vacuum truncates empty pages", top_n=1,
-                            project_versions="v18")
+        newest = await call(
+            client, query="vacuum truncates empty pages", top_n=1, project_versions="v18"
+        )
         assert "### 1. Widgetbase 18: Vacuuming" in newest and "Same text" not in newest
 
-        gizmo = await call(client, query="restart the agent firewall port",
-                           project_names=["Gizmo"], top_n=20)
+        gizmo = await call(
+            client, query="restart the agent firewall port", project_names=["Gizmo"], top_n=20
+        )
         assert "Gizmo 2.3" in gizmo and "Widgetbase" not in gizmo.split("\n", 1)[1]
 
-        unknown = await client.call_tool("search_knowledgebase",
-                                         {"query": "x", "project_names": ["Postgres"]})
+        unknown = await client.call_tool(
+            "search_knowledgebase", {"query": "x", "project_names": ["Postgres"]}
+        )
         assert unknown.is_error
-        assert text_of(unknown).endswith("No project named Postgres is in the knowledgebase; "
-                                         "the projects are: Gizmo, Widgetbase.")
-        no_version = await client.call_tool("search_knowledgebase",
-                                            {"query": "x", "project_versions": ["9.6"]})
+        assert text_of(unknown).endswith(
+            "No project named Postgres is in the knowledgebase; "
+            "the projects are: Gizmo, Widgetbase."
+        )
+        no_version = await client.call_tool(
+            "search_knowledgebase", {"query": "x", "project_versions": ["9.6"]}
+        )
         assert "the versions are: Gizmo 2.3; Widgetbase 16, 17, 18." in text_of(no_version)
         missing = await client.call_tool("search_knowledgebase", {"top_n": 3})
         assert missing.is_error and "query is required" in text_of(missing)
@@ -139,8 +159,10 @@ async def test_keyword_only_when_no_space_matches(kb_file: Path) -> None:
     mcp, state = server_for(knowledgebases=[kb_file], embedder="fake:32")
     async with Client(mcp) as client:
         text = await call(client, query="wal_level replica standby")
-    assert ("widgets.db: keyword-only (it has no vectors of fake:hash (32-d); its spaces: "
-            "fake:hash (64-d), openai:text-embedding-3-small (1536-d))") in text
+    assert (
+        "widgets.db: keyword-only (it has no vectors of fake:hash (32-d); its spaces: "
+        "fake:hash (64-d), openai:text-embedding-3-small (1536-d))"
+    ) in text
     assert "### 1. Widgetbase 18: Replication" in text
     state.close()
 
@@ -161,38 +183,60 @@ async def test_provider_outage_gives_keyword_results(
     kb_file: Path, api: EmbeddingAPI, key_file: Path
 ) -> None:
     mcp, state = server_for(
-        knowledgebases=[kb_file], embedder="openai:text-embedding-3-small",
+        knowledgebases=[kb_file],
+        embedder="openai:text-embedding-3-small",
         embedder_options={"base_url": api.url, "api_key_file": str(key_file)},
     )
     api.queue(401, {"error": {"message": "bad key"}})
     async with Client(mcp) as client:
         text = await call(client, query="synchronous_standby_names")
     assert "### 1. Widgetbase 18: Replication" in text
-    assert ("Note: Vector search in widgets.db failed (OpenAI rejected the API key from the "
-            f"key file {key_file} (HTTP 401).); keyword results only.") in text
+    assert (
+        "Note: Vector search in widgets.db failed (OpenAI rejected the API key from the "
+        f"key file {key_file} (HTTP 401).); keyword results only."
+    ) in text
     state.close()
 
 
 async def test_several_files_and_the_users_database(
     tmp_path: Path, kb_file: Path, write_config: WriteConfig
 ) -> None:
-    internal = write_tree(tmp_path / "internal", {"oncall.md": (
-        "# On-call\n\nPage the storage team through the Orbit pager when replication lag "
-        "exceeds five minutes.\n")})
+    internal = write_tree(
+        tmp_path / "internal",
+        {
+            "oncall.md": (
+                "# On-call\n\nPage the storage team through the Orbit pager when replication lag "
+                "exceeds five minutes.\n"
+            )
+        },
+    )
     user_db = tmp_path / "home" / "contextbase.db"
-    build(load_config(write_config({
-        "output": str(user_db),
-        "embeddings": {"providers": [{"provider": "fake"}]},
-        "sources": [{"local_path": str(internal), "project_name": "Runbook",
-                     "project_version": "2024"}],
-    }, name="user.yaml")))
+    build(
+        load_config(
+            write_config(
+                {
+                    "output": str(user_db),
+                    "embeddings": {"providers": [{"provider": "fake"}]},
+                    "sources": [
+                        {
+                            "local_path": str(internal),
+                            "project_name": "Runbook",
+                            "project_version": "2024",
+                        }
+                    ],
+                },
+                name="user.yaml",
+            )
+        )
+    )
     store = SQLiteStore(Database(user_db))
     library = prepare_library(store, "orbitlib", {}, ecosystem="pypi")
     Indexer(store, [FakeEmbedder()]).index(library, "1.0", iter_folder(internal))
     store.db.close()
 
-    mcp, state = server_for(db=user_db, knowledgebases=[kb_file, tmp_path / "gone.db"],
-                            embedder="fake")
+    mcp, state = server_for(
+        db=user_db, knowledgebases=[kb_file, tmp_path / "gone.db"], embedder="fake"
+    )
     async with Client(mcp) as client:
         products = await call(client, list_products=True)
         text = await call(client, query="Orbit pager replication lag", top_n=3)
@@ -208,18 +252,32 @@ async def test_several_files_and_the_users_database(
 
 def test_nothing_configured(tmp_path: Path) -> None:
     kb = KnowledgebaseSearch([tmp_path / "none.db"], FakeEmbedder())
-    with pytest.raises(NotFoundError, match=(
-        r"^No knowledgebase is available: build one with kb-builder and serve it with "
-        r"'contextbase serve --kb FILE'.* The knowledgebase .*none\.db was skipped"
-    )):
+    with pytest.raises(
+        NotFoundError,
+        match=(
+            r"^No knowledgebase is available: build one with kb-builder and serve it with "
+            r"'contextbase serve --kb FILE'.* The knowledgebase .*none\.db was skipped"
+        ),
+    ):
         kb.search("anything")
 
 
 async def test_over_stdio(kb_file: Path, tmp_path: Path) -> None:
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "contextbase", "serve", "--tools", "kb", "--kb", str(kb_file),
-              "--embedder", "fake", "--db", str(tmp_path / "user.db")],
+        args=[
+            "-m",
+            "contextbase",
+            "serve",
+            "--tools",
+            "kb",
+            "--kb",
+            str(kb_file),
+            "--embedder",
+            "fake",
+            "--db",
+            str(tmp_path / "user.db"),
+        ],
         env={**os.environ},
     )
     async with Client(params) as client:

@@ -25,6 +25,7 @@ from typing import Any
 
 from contextbase.chunk import Chunk, ChunkOptions
 from contextbase.embed import Embedder, get_embedder
+from contextbase.embed.local import is_available
 from contextbase.errors import ConfigError, ContextbaseError, SourceError
 from contextbase.ingest.files import SourceFile
 from contextbase.ingest.folder import iter_folder
@@ -172,14 +173,18 @@ def make_embedders(loaded: LoadedConfig) -> list[Embedder]:
     """The embedders the configuration lists, each checked before any work starts."""
     embedders: list[Embedder] = []
     for index, provider in enumerate(loaded.config.embeddings.providers):
+        field = f"embeddings.providers[{index}]"
+        if provider.provider == "local" and not is_available():
+            raise field_error(
+                loaded.path,
+                field,
+                "the local model is not installed; install "
+                "'contextbase[local]' or remove this provider",
+            )
         try:
             embedder = get_embedder(provider.spec, **provider.options())
-            if provider.provider == "local":
-                from contextbase.embed.local import model_path
-
-                model_path()
         except ConfigError as exc:
-            raise field_error(loaded.path, f"embeddings.providers[{index}]", str(exc)) from None
+            raise field_error(loaded.path, field, str(exc)) from None
         assert embedder is not None
         embedders.append(embedder)
     return embedders

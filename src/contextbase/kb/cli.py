@@ -73,7 +73,7 @@ def print_summary(summary: BuildSummary) -> None:
         "unchanged",
         "removed",
         "chunks",
-        "reused vectors",
+        "reused",
         "seconds",
     ):
         sources.add_column(column, justify="left" if column in ("project", "version") else "right")
@@ -138,7 +138,7 @@ class _Command(click.Command):
             err_console.print(message, highlight=False, soft_wrap=True)
             sys.exit(1)
         except KeyboardInterrupt:
-            err_console.print(f"Interrupted. {RESUME_HINT}")
+            err_console.print(f"Interrupted. {RESUME_HINT}", soft_wrap=True)
             sys.exit(130)
 
 

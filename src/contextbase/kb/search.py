@@ -143,8 +143,12 @@ class _Base:
     method: str
     kb_only: bool
     owned: bool
+    _products: list[Product] | None = None
 
     def products(self) -> list[Product]:
+        """The projects and versions this database holds (read once from a read-only file)."""
+        if self._products is not None:
+            return self._products
         found: list[Product] = []
         for summary in self.store.list_libraries():
             library = summary.library
@@ -155,6 +159,8 @@ class _Base:
             found.append(
                 Product(library.name, library.context7_id, versions, self.name, library.id)
             )
+        if self.store.db.readonly:
+            self._products = found
         return found
 
 
@@ -238,9 +244,11 @@ class KnowledgebaseSearch:
                 space.dimension,
             ):
                 return candidate, space, ""
-        held = ", ".join(s.label for s in spaces) or "none"
+        held = ", ".join(s.label for s in spaces)
+        if not spaces:
+            return None, None, "it holds no vectors"
         if self.embedder is None:
-            return None, None, f"no query embedder for its embedding spaces: {held}"
+            return None, None, f"this server embeds no queries into its spaces: {held}"
         e = self.embedder
         mine = f"{e.provider}:{e.model} ({e.dimension}-d)"
         return None, None, f"it has no vectors of {mine}; its spaces: {held}"

@@ -361,7 +361,8 @@ class SQLiteStore:
         if filters.ecosystem:
             clauses.append("lower(ecosystem) = lower(?)")
             params.append(filters.ecosystem)
-        return self._ids(f"SELECT id FROM libraries WHERE {' AND '.join(clauses)}", *params)
+        rows = self.db.execute(f"SELECT id FROM libraries WHERE {' AND '.join(clauses)}", params)
+        return [str(row[0]) for row in rows]
 
     def code_snippet_counts(self) -> dict[str, int]:
         """Chunks holding code, per library (Context7's "Code Snippets")."""
