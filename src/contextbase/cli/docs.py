@@ -171,7 +171,7 @@ def search(
         console.print(
             f"[dim]{result.library_id} {result.version}  {result.source}", highlight=False
         )
-        console.print(result.text, markup=False, highlight=False)
+        console.print(result.text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _library_key(service: DocsService, text: str) -> str:

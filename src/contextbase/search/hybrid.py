@@ -39,6 +39,7 @@ class SearchResult:
     text: str
     score: float
     chunk_indexes: list[int] = field(default_factory=list)
+    chunk_paths: list[str] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:
@@ -169,6 +170,7 @@ def _result(chunk: ChunkRecord, score: float) -> SearchResult:
         text=chunk.text,
         score=score,
         chunk_indexes=[chunk.chunk_index],
+        chunk_paths=[chunk.heading_path],
     )
 
 
@@ -185,14 +187,7 @@ def _merge_adjacent(results: list[SearchResult]) -> list[SearchResult]:
         for other in group:
             indexes = other.chunk_indexes
             if result.chunk_indexes[0] in (min(indexes) - 1, max(indexes) + 1):
-                if result.chunk_indexes[0] < min(indexes):
-                    other.text = f"{result.text}\n\n{other.text}"
-                    other.chunk_indexes.insert(0, result.chunk_indexes[0])
-                else:
-                    other.text = f"{other.text}\n\n{result.text}"
-                    other.chunk_indexes.append(result.chunk_indexes[0])
-                if result.heading_path != other.heading_path:
-                    other.heading_path = _common_path(other.heading_path, result.heading_path)
+                _join(other, result)
                 break
         else:
             group.append(result)
@@ -200,13 +195,43 @@ def _merge_adjacent(results: list[SearchResult]) -> list[SearchResult]:
     return merged
 
 
-def _common_path(a: str, b: str) -> str:
+def _join(merged: SearchResult, neighbour: SearchResult) -> None:
+    """Add a neighbouring chunk to a result, keeping document order and headings.
+
+    When the chunk where the two meet sits under another heading, that heading
+    is written into the text so the reader still sees the structure.
+    """
+    before = neighbour.chunk_indexes[0] < min(merged.chunk_indexes)
+    if before:
+        text = _headed(merged.text, merged.chunk_paths[0], neighbour.heading_path)
+        merged.text = f"{neighbour.text}\n\n{text}"
+        merged.chunk_indexes.insert(0, neighbour.chunk_indexes[0])
+        merged.chunk_paths.insert(0, neighbour.heading_path)
+    else:
+        text = _headed(neighbour.text, neighbour.heading_path, merged.chunk_paths[-1])
+        merged.text = f"{merged.text}\n\n{text}"
+        merged.chunk_indexes.append(neighbour.chunk_indexes[0])
+        merged.chunk_paths.append(neighbour.heading_path)
+    merged.heading_path = _common_path(merged.chunk_paths)
+
+
+def _headed(text: str, path: str, previous_path: str) -> str:
+    """``text`` with its own heading in front when it differs from what precedes it."""
+    if not path or path == previous_path:
+        return text
+    parts = path.split(" > ")
+    heading = f"{'#' * min(len(parts), 6)} {parts[-1]}"
+    return text if text.lstrip().startswith(heading) else f"{heading}\n\n{text}"
+
+
+def _common_path(paths: list[str]) -> str:
+    split = [p.split(" > ") for p in paths]
     common: list[str] = []
-    for x, y in zip(a.split(" > "), b.split(" > "), strict=False):
-        if x != y:
+    for parts in zip(*split, strict=False):
+        if len(set(parts)) > 1:
             break
-        common.append(x)
-    return " > ".join(common) or a
+        common.append(parts[0])
+    return " > ".join(common) or paths[0]
 
 
 def fit_budget(results: list[SearchResult], tokens: int) -> list[SearchResult]:
