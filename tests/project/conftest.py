@@ -22,8 +22,9 @@ class FakeClock:
     def __call__(self) -> float:
         return self.now
 
-    def advance(self, *, seconds: float = 0, minutes: float = 0, hours: float = 0,
-                days: float = 0) -> None:
+    def advance(
+        self, *, seconds: float = 0, minutes: float = 0, hours: float = 0, days: float = 0
+    ) -> None:
         self.now += seconds + minutes * 60 + hours * 3600 + days * 86400
 
 

@@ -63,8 +63,9 @@ def test_pruning_thresholds(items: ContextItems, clock: FakeClock) -> None:
         clock.advance(hours=1)
     # 8 items = 800 tokens = exactly 80 %: no pruning yet.
     for i in (8, 9):
-        items.db.execute("UPDATE context_items SET status = 'archived' WHERE key = ?",
-                         (f"file:f{i}.py",))
+        items.db.execute(
+            "UPDATE context_items SET status = 'archived' WHERE key = ?", (f"file:f{i}.py",)
+        )
     items.rescore()
     assert items.prune().archived == 0
     items.upsert("file:f8.py", "file", "x" * 400, {}, access=True)  # reactivated: 900 > 800
@@ -95,7 +96,10 @@ def test_settings_come_from_the_project_and_are_checked(tmp_path: Path) -> None:
     (tmp_path / ".context" / "config.yaml").write_text("maxTokens: 20000\npruneTarget: 0.5\n")
     settings = load_project_settings(tmp_path, session_timeout_minutes=10)
     assert (settings.max_tokens, settings.prune_target, settings.session_timeout_minutes) == (
-        20_000, 0.5, 10)
+        20_000,
+        0.5,
+        10,
+    )
     assert settings.scorer_interval_seconds == 300 and settings.prune_threshold == 0.8
     (tmp_path / ".context" / "config.yaml").write_text("pruneThreshold: 2\n")
     with pytest.raises(ConfigError, match="pruneThreshold"):

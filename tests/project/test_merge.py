@@ -27,8 +27,12 @@ def test_rescan_keeps_human_edits_and_follows_the_code(
     services.patterns = ["Services never import routes"]
     services.business_rules = ["An order needs at least one item"]
     services.common_issues = [
-        Issue(description="Double submit", solution="Idempotency key", session_id="s1",
-              discovered_at=profile.metadata.created_at)
+        Issue(
+            description="Double submit",
+            solution="Idempotency key",
+            session_id="s1",
+            discovered_at=profile.metadata.created_at,
+        )
     ]
     edited.modules["models"].description = "SQLAlchemy models, one file per table."
     edited.modules["routes"].key_files[0].description = "Mounts every router"
@@ -45,8 +49,13 @@ def test_rescan_keeps_human_edits_and_follows_the_code(
         '[project]\nname = "shop"\nrequires-python = ">=3.12"\n'
         'dependencies = ["fastapi>=0.115", "sqlalchemy>=2.0"]\n'
     )
-    write_tree(shop, {"src/shop/schemas/__init__.py": '"""Request and response schemas."""\n',
-                      "src/shop/schemas/order.py": "from shop.models.order import Order\n"})
+    write_tree(
+        shop,
+        {
+            "src/shop/schemas/__init__.py": '"""Request and response schemas."""\n',
+            "src/shop/schemas/order.py": "from shop.models.order import Order\n",
+        },
+    )
     shutil.rmtree(shop / "src/shop/routes")
 
     merged, created = service.scan()

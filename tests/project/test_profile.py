@@ -79,28 +79,46 @@ def test_the_seed_example_loads_and_round_trips(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "expected"),
     [
-        (lambda d: d["modules"]["auth"]["keyFiles"][0].update(role="main"),
-         "modules.auth.keyFiles[0].role: Input should be 'entry', 'config', 'core' or 'test'"),
-        (lambda d: d["project"].update(type="website"),
-         "project.type: Input should be 'web-app', 'api', 'cli', 'library' or 'fullstack'"),
+        (
+            lambda d: d["modules"]["auth"]["keyFiles"][0].update(role="main"),
+            "modules.auth.keyFiles[0].role: Input should be 'entry', 'config', 'core' or 'test'",
+        ),
+        (
+            lambda d: d["project"].update(type="website"),
+            "project.type: Input should be 'web-app', 'api', 'cli', 'library' or 'fullstack'",
+        ),
         (lambda d: d["architecture"].update(pattern="hexagonal"), "architecture.pattern:"),
         (lambda d: d["tech"].update(packageManager="brew"), "tech.packageManager:"),
-        (lambda d: d["modules"]["auth"]["patterns"].append("Use JWT tokens in httpOnly cookies"),
-         "modules.auth.patterns: duplicate entry 'Use JWT tokens in httpOnly cookies'"),
-        (lambda d: d["modules"]["auth"]["businessRules"].append("Sessions expire after 7 days"),
-         "modules.auth.businessRules: duplicate entry"),
-        (lambda d: d["metadata"].update(createdAt="yesterday"),
-         "metadata.createdAt: must be an ISO 8601 date-time"),
-        (lambda d: d["metadata"].update(updatedAt="2025-01-15T18:00:00"),
-         "metadata.updatedAt: must carry a timezone"),
-        (lambda d: d["metadata"].update(lastScanAt=1736928000),
-         "metadata.lastScanAt: must be an ISO 8601 date-time"),
-        (lambda d: d["modules"]["auth"]["commonIssues"][0].update(discoveredAt="15/01/2025"),
-         "modules.auth.commonIssues[0].discoveredAt: must be an ISO 8601 date-time"),
+        (
+            lambda d: d["modules"]["auth"]["patterns"].append("Use JWT tokens in httpOnly cookies"),
+            "modules.auth.patterns: duplicate entry 'Use JWT tokens in httpOnly cookies'",
+        ),
+        (
+            lambda d: d["modules"]["auth"]["businessRules"].append("Sessions expire after 7 days"),
+            "modules.auth.businessRules: duplicate entry",
+        ),
+        (
+            lambda d: d["metadata"].update(createdAt="yesterday"),
+            "metadata.createdAt: must be an ISO 8601 date-time",
+        ),
+        (
+            lambda d: d["metadata"].update(updatedAt="2025-01-15T18:00:00"),
+            "metadata.updatedAt: must carry a timezone",
+        ),
+        (
+            lambda d: d["metadata"].update(lastScanAt=1736928000),
+            "metadata.lastScanAt: must be an ISO 8601 date-time",
+        ),
+        (
+            lambda d: d["modules"]["auth"]["commonIssues"][0].update(discoveredAt="15/01/2025"),
+            "modules.auth.commonIssues[0].discoveredAt: must be an ISO 8601 date-time",
+        ),
         (lambda d: d["project"].update(name=""), "project.name: String should have at least 1"),
         (lambda d: d["project"].update(name="x" * 101), "project.name: String should have at most"),
-        (lambda d: d["modules"]["auth"].update(patern=["typo"]),
-         "modules.auth.patern: unknown field"),
+        (
+            lambda d: d["modules"]["auth"].update(patern=["typo"]),
+            "modules.auth.patern: unknown field",
+        ),
         (lambda d: d.pop("tech"), "tech: required field is missing"),
     ],
 )

@@ -160,8 +160,11 @@ def test_nextjs_feature_based_with_pnpm(tmp_path: Path) -> None:
 def test_express_layered_api_with_yarn(tmp_path: Path) -> None:
     files = {
         "package.json": json.dumps(
-            {"name": "orders-api", "dependencies": {"express": "^4.18.2"},
-             "engines": {"node": ">=18"}}
+            {
+                "name": "orders-api",
+                "dependencies": {"express": "^4.18.2"},
+                "engines": {"node": ">=18"},
+            }
         ),
         "yarn.lock": "",
         "src/index.js": "const app = require('./app');\n",
@@ -183,9 +186,13 @@ def test_express_layered_api_with_yarn(tmp_path: Path) -> None:
 def test_react_vite_app_with_bun(tmp_path: Path) -> None:
     files = {
         "package.json": json.dumps(
-            {"name": "dash", "private": True, "packageManager": "bun@1.1.4",
-             "dependencies": {"react": "^18.3.1", "vue": None},
-             "devDependencies": {"vite": "^5.2.0"}}
+            {
+                "name": "dash",
+                "private": True,
+                "packageManager": "bun@1.1.4",
+                "dependencies": {"react": "^18.3.1", "vue": None},
+                "devDependencies": {"vite": "^5.2.0"},
+            }
         ),
         "bun.lockb": "",
         "src/main.tsx": "import App from './App';\n",
@@ -203,8 +210,11 @@ def test_npm_workspaces_monorepo(tmp_path: Path) -> None:
         "package.json": json.dumps({"name": "acme", "private": True, "workspaces": ["packages/*"]}),
         "package-lock.json": "{}",
         "packages/ui/package.json": json.dumps(
-            {"name": "@acme/ui", "description": "Shared React components",
-             "dependencies": {"react": "^18.2.0"}}
+            {
+                "name": "@acme/ui",
+                "description": "Shared React components",
+                "dependencies": {"react": "^18.2.0"},
+            }
         ),
         "packages/ui/src/index.ts": "export const Button = 1;\n",
         "packages/server/package.json": json.dumps(
@@ -229,7 +239,8 @@ def test_go_gin_service(tmp_path: Path) -> None:
         "go.mod": "module example.com/shop\n\ngo 1.22\n\nrequire (\n"
         "\tgithub.com/gin-gonic/gin v1.9.1\n\tgorm.io/gorm v1.25.7\n)\n",
         "cmd/server/main.go": 'package main\n\nimport (\n\t"net/http"\n'
-        '\t"example.com/shop/internal/orders"\n)\n\nfunc main() { http.ListenAndServe(":8080", nil) }\n',
+        '\t"example.com/shop/internal/orders"\n)\n\n'
+        'func main() { http.ListenAndServe(":8080", nil) }\n',
         "internal/orders/doc.go": "// Package orders places and tracks orders.\npackage orders\n",
         "internal/orders/orders.go": 'package orders\n\nimport "example.com/shop/internal/store"\n',
         "internal/orders/orders_test.go": "package orders\n",
@@ -258,6 +269,23 @@ def test_go_cobra_cli(tmp_path: Path) -> None:
     assert profile.project.name == "tool"
     assert profile.project.type == "cli"
     assert profile.tech.stack == ["Cobra 1"]
+
+
+def test_go_flat_library_is_one_package(tmp_path: Path) -> None:
+    files = {
+        "go.mod": "module github.com/acme/kit\n\ngo 1.20\n",
+        "kit.go": "// Package kit holds small helpers.\npackage kit\n",
+        "strings.go": "package kit\n",
+        "retry.go": "package kit\n",
+        "encoding/json.go": 'package encoding\n\nimport "github.com/acme/kit"\n',
+        "encoding/csv.go": "package encoding\n",
+    }
+    profile = scan(tmp_path, files)
+    assert profile.project.type == "library"
+    assert set(profile.modules) == {"kit", "encoding"}  # files of one folder: one package
+    assert profile.modules["kit"].description == "Package kit holds small helpers."
+    assert profile.modules["encoding"].path == "encoding"
+    assert profile.modules["encoding"].dependencies == ["kit"]
 
 
 def test_rust_cargo_workspace(tmp_path: Path) -> None:

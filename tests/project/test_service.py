@@ -49,7 +49,9 @@ def test_file_context_records_the_access(
     shop: Path, make_service: Callable[..., ProjectService], clock: FakeClock
 ) -> None:
     service = make_service(shop)
-    service.save_discovery("issue", "Order totals break when a coupon is applied twice, fixed by a unique index")
+    service.save_discovery(
+        "issue", "Order totals break when a coupon is applied twice, fixed by a unique index"
+    )
     first = service.get_file_context("src/shop/models/order.py")
     assert (first.module, first.role, first.access_count) == ("models", "core", 1)
     assert first.dependents == ["services"]
@@ -125,8 +127,9 @@ def test_read_only_memory_answers_without_writing(
     with pytest.raises(InvalidInputError, match="read-only"):
         reader.save_discovery("rule", "Always add something")
     assert writer.db_file.stat().st_mtime_ns == before
-    empty = make_service(write_tree(shop.parent / "fresh", {"go.mod": "module x\n"}),
-                         read_only=True)
+    empty = make_service(
+        write_tree(shop.parent / "fresh", {"go.mod": "module x\n"}), read_only=True
+    )
     assert empty.get_project_context().items == [] and empty.list_sessions() == []
     assert not (shop.parent / "fresh" / ".context").exists()
 

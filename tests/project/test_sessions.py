@@ -48,7 +48,8 @@ def test_check_constraints_and_cascade(store: SessionStore) -> None:
     session = store.start()
     with pytest.raises(apsw.ConstraintError):
         db.execute(
-            "INSERT INTO sessions(id, project_id, started_at, status) VALUES ('x', 'p', 1, 'paused')"
+            "INSERT INTO sessions(id, project_id, started_at, status)"
+            " VALUES ('x', 'p', 1, 'paused')"
         )
     with pytest.raises(apsw.ConstraintError):
         db.execute("UPDATE sessions SET topics = '{}' WHERE id = ?", (session.id,))
@@ -59,12 +60,14 @@ def test_check_constraints_and_cascade(store: SessionStore) -> None:
         )
     with pytest.raises(apsw.ConstraintError):
         db.execute(
-            "INSERT INTO discoveries(id, session_id, type, content) VALUES ('d', ?, 'rule', 'short')",
+            "INSERT INTO discoveries(id, session_id, type, content)"
+            " VALUES ('d', ?, 'rule', 'short')",
             (session.id,),
         )
     with pytest.raises(apsw.ConstraintError):  # the session must exist
         db.execute(
-            "INSERT INTO discoveries(id, session_id, type, content) VALUES ('d', 'nope', 'rule', ?)",
+            "INSERT INTO discoveries(id, session_id, type, content)"
+            " VALUES ('d', 'nope', 'rule', ?)",
             ("long enough content",),
         )
     with pytest.raises(apsw.ConstraintError):

@@ -111,6 +111,18 @@ async def test_without_roots_the_configured_project_is_used(
     assert session.status == "completed" and session.metadata["endReason"] == "disconnect"
 
 
+async def test_without_roots_or_project_the_working_directory_is_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shop = write_tree(tmp_path / "shop", SHOP)
+    monkeypatch.chdir(shop)
+    mcp, state = _server(tmp_path)
+    async with Client(mcp) as client:
+        text = _text(await client.call_tool("get-project-context", {"tokens": 300}))
+        assert text.startswith("# Project shop (api)")
+    state.close()
+
+
 async def test_read_only_hides_the_writing_tools(tmp_path: Path) -> None:
     shop = write_tree(tmp_path / "shop", SHOP)
     mcp, state = _server(tmp_path, read_only=True)
@@ -177,9 +189,19 @@ async def test_over_stdio_with_contextbase_serve(tmp_path: Path) -> None:
     env = {**os.environ, "CONTEXTBASE_HOME": str(tmp_path / "home")}
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "contextbase", "serve", "--tools", "project", "--embedder", "fake"],
+        args=[
+            "-m",
+            "contextbase",
+            "serve",
+            "--tools",
+            "project",
+            "--embedder",
+            "fake",
+            "--project",
+            str(shop),
+        ],
         env=env,
-        cwd=str(shop),  # no roots, no --project: the server's working directory
+        cwd=str(tmp_path),  # not the project: --project wins over the working directory
     )
     async with Client(params) as client:
         text = _text(await client.call_tool("get-project-context", {}))

@@ -36,6 +36,7 @@ from contextbase.tokens import estimate_tokens
 ITEM_TYPES = ("file", "module", "discovery", "session")
 VECTOR_PURPOSE = "project_items"
 CANDIDATES = 50
+PAGE = 256
 LN2 = math.log(2)
 
 
@@ -192,78 +193,114 @@ class ContextItems:
         access: bool = False,
     ) -> ContextItem:
         """Create or refresh an item; ``access`` counts it as used (and re-activates it)."""
-        if kind not in ITEM_TYPES:
-            raise ValueError(f"not a context item type: {kind}")
         existing = self.get(key)
         changed = existing is None or existing.content != content
-        vector = self._embed([content]) if changed else None
-        now = to_ms(self.clock())
-        metadata = {"source": key, **metadata}
+        vectors = self._embed([content]) if changed else None
         with self.db.transaction():
-            existing = self.get(key)
-            if existing is None:
-                seq = int(self.db.scalar("SELECT coalesce(max(seq), 0) + 1 FROM context_items"))
-                accesses = 1 if access else 0
-                score, recency, access_factor = compute_score(0, accesses, self.settings)
-                self.db.execute(
-                    "INSERT INTO context_items(id, seq, key, type, content, metadata_json, score,"
-                    " recency_factor, access_factor, last_accessed_at, access_count, tokens,"
-                    " status, created_at, updated_at)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)",
-                    (
-                        str(uuid.uuid4()),
-                        seq,
-                        key,
-                        kind,
-                        content,
-                        to_json(metadata),
-                        score,
-                        recency,
-                        access_factor,
-                        now,
-                        accesses,
-                        estimate_tokens(content),
-                        now,
-                        now,
-                    ),
-                )
-            else:
-                seq = existing.seq
-                accesses = existing.access_count + (1 if access else 0)
-                last = now if access else existing.last_accessed_at
-                score, recency, access_factor = compute_score(now - last, accesses, self.settings)
-                status = "active" if access else existing.status
-                self.db.execute(
-                    "UPDATE context_items SET content = ?, metadata_json = ?, tokens = ?,"
-                    " access_count = ?, last_accessed_at = ?, score = ?, recency_factor = ?,"
-                    " access_factor = ?, status = ?, updated_at = ? WHERE seq = ?",
-                    (
-                        content,
-                        to_json(metadata),
-                        estimate_tokens(content),
-                        accesses,
-                        last,
-                        score,
-                        recency,
-                        access_factor,
-                        status,
-                        now,
-                        seq,
-                    ),
-                )
-            if changed:
-                self.db.execute("DELETE FROM context_items_fts WHERE rowid = ?", (seq,))
-                self.db.execute(
-                    "INSERT INTO context_items_fts(rowid, content, source, identifiers)"
-                    " VALUES (?, ?, ?, ?)",
-                    (seq, content, _source_text(key, kind, metadata), identifier_parts(content)),
-                )
-                table = self.vector_table()
-                if table is not None and vector:
-                    table.upsert([(seq, vector[0], (kind,))])
+            self._write(key, kind, content, metadata, access, vectors[0] if vectors else None)
         item = self.get(key)
         assert item is not None
         return item
+
+    def upsert_many(
+        self, entries: Sequence[tuple[str, str, str, dict[str, Any]]], batch: int = 256
+    ) -> int:
+        """Create or refresh ``(key, type, content, metadata)`` items, embedding them in batches;
+        no access is counted. Returns how many were new or changed."""
+        known: dict[str, str] = {}
+        keys = [entry[0] for entry in entries]
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ", ".join("?" for _ in part)
+            for row in self.db.query(
+                f"SELECT key, content FROM context_items WHERE key IN ({marks})", part
+            ):
+                known[row["key"]] = row["content"]
+        changed = [entry for entry in entries if known.get(entry[0]) != entry[2]]
+        for start in range(0, len(changed), batch):
+            chunk = changed[start : start + batch]
+            vectors: list[list[float] | None] = list(
+                self._embed([entry[2] for entry in chunk]) or [None] * len(chunk)
+            )
+            with self.db.transaction():
+                for (key, kind, content, metadata), vector in zip(chunk, vectors, strict=True):
+                    self._write(key, kind, content, metadata, False, vector)
+        return len(changed)
+
+    def _write(
+        self,
+        key: str,
+        kind: str,
+        content: str,
+        metadata: dict[str, Any],
+        access: bool,
+        vector: list[float] | None,
+    ) -> None:
+        """Insert or update one item and its indexes; the caller holds a transaction."""
+        if kind not in ITEM_TYPES:
+            raise ValueError(f"not a context item type: {kind}")
+        now = to_ms(self.clock())
+        metadata = {"source": key, **metadata}
+        existing = self.get(key)
+        if existing is None:
+            seq = int(self.db.scalar("SELECT coalesce(max(seq), 0) + 1 FROM context_items"))
+            accesses = 1 if access else 0
+            score, recency, access_factor = compute_score(0, accesses, self.settings)
+            self.db.execute(
+                "INSERT INTO context_items(id, seq, key, type, content, metadata_json, score,"
+                " recency_factor, access_factor, last_accessed_at, access_count, tokens,"
+                " status, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)",
+                (
+                    str(uuid.uuid4()),
+                    seq,
+                    key,
+                    kind,
+                    content,
+                    to_json(metadata),
+                    score,
+                    recency,
+                    access_factor,
+                    now,
+                    accesses,
+                    estimate_tokens(content),
+                    now,
+                    now,
+                ),
+            )
+        else:
+            seq = existing.seq
+            accesses = existing.access_count + (1 if access else 0)
+            last = now if access else existing.last_accessed_at
+            score, recency, access_factor = compute_score(now - last, accesses, self.settings)
+            self.db.execute(
+                "UPDATE context_items SET content = ?, metadata_json = ?, tokens = ?,"
+                " access_count = ?, last_accessed_at = ?, score = ?, recency_factor = ?,"
+                " access_factor = ?, status = ?, updated_at = ? WHERE seq = ?",
+                (
+                    content,
+                    to_json(metadata),
+                    estimate_tokens(content),
+                    accesses,
+                    last,
+                    score,
+                    recency,
+                    access_factor,
+                    "active" if access else existing.status,
+                    now,
+                    seq,
+                ),
+            )
+        if existing is None or existing.content != content:
+            self.db.execute("DELETE FROM context_items_fts WHERE rowid = ?", (seq,))
+            self.db.execute(
+                "INSERT INTO context_items_fts(rowid, content, source, identifiers)"
+                " VALUES (?, ?, ?, ?)",
+                (seq, content, _source_text(key, kind, metadata), identifier_parts(content)),
+            )
+            table = self.vector_table()
+            if table is not None and vector is not None:
+                table.upsert([(seq, vector, (kind,))])
 
     def touch(self, key: str) -> ContextItem | None:
         item = self.get(key)
@@ -327,21 +364,24 @@ class ContextItems:
             )
         return PruneResult(len(archived), total, remaining, budget, [k for _, k in archived])
 
-    def best(self, budget: int, *, exclude: Iterable[str] = ()) -> list[ContextItem]:
+    def best(self, budget: int) -> list[ContextItem]:
         """The highest-scored active items that fit in ``budget`` tokens together."""
-        skipped = set(exclude)
         chosen: list[int] = []
         remaining = budget
-        for row in self.db.query(
-            "SELECT seq, key, tokens FROM context_items WHERE status = 'active'"
-            " ORDER BY score DESC, last_accessed_at DESC, seq DESC"
-        ):
-            if remaining < 20:
+        offset = 0
+        while remaining >= 20:  # read a page at a time: a budget fills long before 10,000 rows
+            rows = self.db.query(
+                "SELECT seq, tokens FROM context_items WHERE status = 'active'"
+                " ORDER BY score DESC, last_accessed_at DESC, seq DESC LIMIT ? OFFSET ?",
+                (PAGE, offset),
+            )
+            for row in rows:
+                if row["tokens"] <= remaining:
+                    chosen.append(row["seq"])
+                    remaining -= row["tokens"]
+            if len(rows) < PAGE:
                 break
-            if row["key"] in skipped or row["tokens"] > remaining:
-                continue
-            chosen.append(row["seq"])
-            remaining -= row["tokens"]
+            offset += PAGE
         items = self.by_seq(chosen)
         return [items[seq] for seq in chosen if seq in items]
 

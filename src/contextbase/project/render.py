@@ -90,3 +90,16 @@ def session_line(session: Session) -> str:
         f" {meta.get('discoveryCount', 0)} discoveries"
     )
     return text + (f": {summary[:160]}" if summary else "")
+
+
+def session_text(session: Session) -> str:
+    meta = session.metadata
+    parts = [f"Session {session.to_dict()['startedAt']} ({session.status})."]
+    if meta.get("summary"):
+        parts.append(str(meta["summary"]))
+    if session.topics:
+        parts.append("Topics: " + "; ".join(session.topics[:10]) + ".")
+    if session.files_accessed:
+        files = sorted(session.files_accessed, key=lambda f: -f.access_count)[:10]
+        parts.append("Files: " + ", ".join(f.path for f in files) + ".")
+    return "\n".join(parts)

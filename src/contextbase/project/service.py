@@ -18,7 +18,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -42,6 +41,7 @@ from contextbase.project.profile import (
     profile_path,
     save_profile,
 )
+from contextbase.project.results import ContextView, FileContext, MemoryHit, SessionEnd
 from contextbase.project.scan import looks_like_project, scan_project
 from contextbase.project.scan.docs import describe_file
 from contextbase.project.scan.keyfiles import role_of
@@ -52,90 +52,6 @@ from contextbase.tokens import estimate_tokens
 
 DB_FILE = "sessions.db"
 MAX_QUERY_CHARS = 2_000
-
-
-@dataclass
-class ContextView:
-    """What get-project-context answers."""
-
-    text: str
-    profile: ProjectContext
-    items: list[tuple[ContextItem, float | None]]
-    tokens: int
-    query: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "project": self.profile.project.name,
-            "query": self.query,
-            "tokens": self.tokens,
-            "items": [{**item.to_dict(), "match": score} for item, score in self.items],
-            "text": self.text,
-        }
-
-
-@dataclass
-class FileContext:
-    path: str
-    exists: bool
-    module: str | None
-    role: str
-    description: str | None
-    patterns: list[str] = field(default_factory=list)
-    rules: list[str] = field(default_factory=list)
-    issues: list[str] = field(default_factory=list)
-    dependencies: list[str] = field(default_factory=list)
-    dependents: list[str] = field(default_factory=list)
-    access_count: int = 0
-
-    def to_text(self, *, with_access: bool = True) -> str:
-        lines = [f"# {self.path}" + ("" if self.exists else " (not on disk)")]
-        lines.append(f"Module: {self.module or 'none'}. Role: {self.role}.")
-        if self.description:
-            lines.append(f"Description: {self.description}")
-        if self.dependencies:
-            lines.append(f"Its module depends on: {', '.join(self.dependencies)}.")
-        if self.dependents:
-            lines.append(f"Modules depending on it: {', '.join(self.dependents)}.")
-        for title, entries in (
-            ("Patterns", self.patterns),
-            ("Rules", self.rules),
-            ("Known issues", self.issues),
-        ):
-            if entries:
-                lines += [f"## {title}", *(f"- {e}" for e in entries)]
-        if with_access:
-            plural = "s" if self.access_count != 1 else ""
-            lines.append(f"Accessed {self.access_count} time{plural}.")
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
-
-
-@dataclass
-class MemoryHit:
-    item: ContextItem
-    score: float
-
-    def to_dict(self) -> dict[str, Any]:
-        meta = self.item.metadata
-        return {
-            "type": meta.get("discoveryType", self.item.type),
-            "kind": self.item.type,
-            "source": self.item.source,
-            "module": meta.get("module"),
-            "content": self.item.content,
-            "status": self.item.status,
-            "score": round(self.score, 6),
-            "id": meta.get("discoveryId", self.item.id),
-        }
-
-
-@dataclass
-class SessionEnd:
-    session: Session
-    discoveries: list[Discovery]
 
 
 class ProjectService:
@@ -161,6 +77,7 @@ class ProjectService:
         self.record = record and not read_only
         self._lock = threading.RLock()
         self._db: Database | None = None
+        self._items: ContextItems | None = None
         self._session_id: str | None = None
         self._last_upkeep: float | None = None
         self._profile_cache: tuple[int, ProjectContext] | None = None
@@ -180,8 +97,7 @@ class ProjectService:
         return self.context_dir / DB_FILE
 
     def _check_writable(self) -> None:
-        if self.read_only:
-            raise InvalidInputError("The project memory is open read-only.")
+        """Never create ``.context`` in a home folder or ``/`` because a server started there."""
         if not self.context_dir.exists() and not looks_like_project(self.root):
             raise InvalidInputError(
                 f"{self.root} does not look like a project (no .git and no manifest such as"
@@ -222,7 +138,13 @@ class ProjectService:
 
     @property
     def items(self) -> ContextItems:
-        return ContextItems(self.db, self.settings, embedder=self.embedder, clock=self.clock)
+        """The context items, kept for the life of the database connection (it caches the
+        embedding space); they follow ``self.settings`` even when it is replaced."""
+        db = self.db
+        if self._items is None or self._items.db is not db:
+            self._items = ContextItems(db, self.settings, embedder=self.embedder, clock=self.clock)
+        self._items.settings = self.settings
+        return self._items
 
     # -- profile ------------------------------------------------------------------
 
@@ -231,31 +153,42 @@ class ProjectService:
         with self._lock:
             now = datetime.fromtimestamp(self.clock(), UTC)
             scanned = scan_project(self.root, now=now)
-            existing = load_profile(self.profile_file) if self.profile_file.exists() else None
-            profile = (
-                scanned
-                if existing is None
-                else merge_profiles(existing, scanned, load_snapshot(self.root))
-            )
             if not write:
-                return profile, existing is None
+                existing = self._load_existing()
+                if existing is None:
+                    return scanned, True
+                return merge_profiles(existing, scanned, load_snapshot(self.root)), False
             if self.read_only:
                 raise InvalidInputError("The project memory is open read-only.")
             self.context_dir.mkdir(parents=True, exist_ok=True)  # an explicit scan may go anywhere
-            with self.db.transaction():
-                save_profile(profile, self.profile_file)
+            with self.db.transaction():  # another process may be merging or enriching too
+                existing = self._load_existing()
+                if existing is not None:
+                    save_profile(
+                        merge_profiles(existing, scanned, load_snapshot(self.root)),
+                        self.profile_file,
+                    )
+                else:
+                    save_profile(scanned, self.profile_file)
                 save_snapshot(self.root, scanned)
             self._profile_cache = None
             self._enrich()
             profile = self.profile()
-            for key, module in profile.modules.items():
-                self.items.upsert(
-                    f"module:{key}",
-                    "module",
-                    render.module_text(key, module),
-                    {"source": key, "module": key},
-                )
+            self.items.upsert_many(
+                [
+                    (
+                        f"module:{key}",
+                        "module",
+                        render.module_text(key, module),
+                        {"source": key, "module": key},
+                    )
+                    for key, module in profile.modules.items()
+                ]
+            )
             return profile, existing is None
+
+    def _load_existing(self) -> ProjectContext | None:
+        return load_profile(self.profile_file) if self.profile_file.exists() else None
 
     def profile(self) -> ProjectContext:
         """The profile on disk (created by a first scan when the folder is a project)."""
@@ -271,12 +204,12 @@ class ProjectService:
 
     # -- sessions and upkeep ------------------------------------------------------
 
-    def _upkeep(self, *, force: bool = False) -> None:
+    def _upkeep(self) -> None:
         now = self.clock()
         due = self._last_upkeep is None or now - self._last_upkeep >= (
             self.settings.scorer_interval_seconds
         )
-        if not (due or force) or self.read_only:
+        if not due or self.read_only:
             return
         first = self._last_upkeep is None
         self._last_upkeep = now
@@ -334,7 +267,7 @@ class ProjectService:
             self.items.upsert(
                 f"session:{session.id}",
                 "session",
-                _session_text(session),
+                render.session_text(session),
                 {"sessionId": session.id},
             )
         self._enrich()
@@ -353,12 +286,11 @@ class ProjectService:
             save_profile(profile, self.profile_file)
             self.discoveries.mark_enriched(done)
             self._profile_cache = None
-            for key in {d.module for d in pending if d.id in done}:
-                module = profile.modules[key or ""]
+            for key in sorted({d.module for d in pending if d.id in done and d.module}):
                 self.items.upsert(
                     f"module:{key}",
                     "module",
-                    render.module_text(key or "", module),
+                    render.module_text(key, profile.modules[key]),
                     {"source": key, "module": key},
                 )
 
@@ -576,6 +508,7 @@ class ProjectService:
                 self._session_id = None
             self._db.close()
             self._db = None
+            self._items = None
 
     def _relative(self, path: str) -> str:
         if not path or not path.strip() or "\x00" in path:
@@ -619,19 +552,6 @@ def _known_module(name: str, profile: ProjectContext) -> str:
     """The module's key when a known one matches case-insensitively, else the name as given."""
     name = name.strip()
     return next((key for key in profile.modules if key.lower() == name.lower()), name)
-
-
-def _session_text(session: Session) -> str:
-    meta = session.metadata
-    parts = [f"Session {session.to_dict()['startedAt']} ({session.status})."]
-    if meta.get("summary"):
-        parts.append(str(meta["summary"]))
-    if session.topics:
-        parts.append("Topics: " + "; ".join(session.topics[:10]) + ".")
-    if session.files_accessed:
-        files = sorted(session.files_accessed, key=lambda f: -f.access_count)[:10]
-        parts.append("Files: " + ", ".join(f.path for f in files) + ".")
-    return "\n".join(parts)
 
 
 class ProjectMemory:

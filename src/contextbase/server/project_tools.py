@@ -2,7 +2,7 @@
 
 The project is the client's workspace root when the client lists its roots
 (the first ``file://`` root that is a folder), else the server's ``--project``
-folder (``settings.server.project``, or ``CONTEXTBASE_PROJECT``), else the
+folder (``settings.server.project``: ``--project`` or ``CONTEXTBASE_PROJECT``), else the
 server's working directory. A session starts with the first project tool call
 of this server process and is completed by ``end-session``, after 30 minutes
 without a call, or when the server shuts down.
@@ -10,7 +10,6 @@ without a call, or when the server shuts down.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -69,9 +68,8 @@ completed, archived), tool calls, files touched, discoveries and summary."""
 
 
 def configured_root(state: ServerState) -> Path:
-    """``--project`` (settings or CONTEXTBASE_PROJECT), else the working directory."""
-    configured = getattr(state.settings.server, "project", None)
-    return Path(configured or os.environ.get("CONTEXTBASE_PROJECT") or Path.cwd())
+    """``--project`` (or CONTEXTBASE_PROJECT, both in the settings), else the working directory."""
+    return Path(state.settings.server.project or Path.cwd())
 
 
 async def client_root(ctx: Context) -> Path | None:

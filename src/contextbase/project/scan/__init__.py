@@ -114,7 +114,8 @@ def scan_project(
         }
         structure = analyse_members(tree, names)
     else:
-        structure = analyse(tree, primary.source_roots if primary else [""])
+        root_name = (primary.name if primary else None) or root.name or "root"
+        structure = analyse(tree, primary.source_roots if primary else [""], root_name)
     context = _import_context(everything, primary)
     _complete_modules(tree, structure, members, context)
     modules = {

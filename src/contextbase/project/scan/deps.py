@@ -47,7 +47,9 @@ class ModuleIndex:
             return self._packages.get(_package_key(target[4:]))
         target = posixpath.splitext(target)[0] if target.endswith(_STRIP) else target
         for prefix, name in self._prefixes:
-            if not prefix:
+            if not prefix:  # the module of the project root's own files (a Go root package)
+                if target == "":
+                    return name
                 continue
             if target == prefix or target.startswith(prefix + "/"):
                 return name

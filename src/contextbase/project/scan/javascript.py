@@ -106,8 +106,8 @@ def detect(tree: FileTree, folder: str) -> Detection | None:
         package.get("main") or package.get("exports") or package.get("module")
     )
     found.workspaces = _workspaces(tree, folder, package)
-    src = join_path(folder, "src")
-    found.source_roots = [src] if tree.under(src) else [folder]
+    code = [join_path(folder, d) for d in ("src", "lib") if tree.source_files(join_path(folder, d))]
+    found.source_roots = code[:1] or [folder]
     if found.name:
         found.extra["js_packages"] = {found.name: folder}
     return found

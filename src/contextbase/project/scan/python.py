@@ -48,8 +48,10 @@ NOT_PACKAGES = frozenset({"tests", "test", "docs", "doc", "examples", "scripts",
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
 _SETUP_CALL_STR = re.compile(r"""\b(name|description|python_requires)\s*=\s*['"]([^'"]+)['"]""")
 _SETUP_LIST = re.compile(r"install_requires\s*=\s*\[([^\]]*)\]", re.S)
+_SCRIPT = re.compile(r"^\s*([\w.\-]+)\s*=\s*[\w.]+\s*:\s*[\w.]+", re.M)
+_QUOTED_SCRIPT = re.compile(r"""['"]\s*([\w.\-]+)\s*=\s*[\w.]+\s*:\s*[\w.]+\s*['"]""")
 _QUOTED = re.compile(r"""['"]([^'"]+)['"]""")
-_PY_VERSION = re.compile(r"(3)\.(\d+)")
+_PY_VERSION = re.compile(r"([23])\.(\d+)")
 
 
 def normalise(name: str) -> str:
@@ -64,14 +66,14 @@ def detect(tree: FileTree, folder: str) -> Detection | None:
     manifest = join_path(folder, present[0] if present else "manage.py")
     found = Detection(ECOSYSTEM, folder, manifest, package_manager="pip")
     deps: dict[str, str] = {}
-    scripts = False
+    scripts: set[str] = set()
     pyproject = _toml(tree, join_path(folder, "pyproject.toml"))
     if pyproject:
-        scripts = _read_pyproject(pyproject, found, deps)
+        scripts |= _read_pyproject(pyproject, found, deps)
     if tree.has(join_path(folder, "setup.cfg")):
-        scripts = _read_setup_cfg(tree.read(join_path(folder, "setup.cfg")), found, deps) or scripts
+        scripts |= _read_setup_cfg(tree.read(join_path(folder, "setup.cfg")), found, deps)
     if tree.has(join_path(folder, "setup.py")):
-        scripts = _read_setup_py(tree.read(join_path(folder, "setup.py")), found, deps) or scripts
+        scripts |= _read_setup_py(tree.read(join_path(folder, "setup.py")), found, deps)
     for rel in tree.child_files(folder):
         base = posixpath.basename(rel)
         if base.startswith("requirements") and base.endswith((".txt", ".in")) and "dev" not in base:
@@ -94,9 +96,12 @@ def detect(tree: FileTree, folder: str) -> Detection | None:
     if "djangorestframework" in deps:
         found.roles.discard("web")
     packages = _packages(tree, folder)
-    if scripts or any(tree.has(join_path(p, "__main__.py")) for p in packages.values()):
-        found.roles.add("cli")
     found.library = bool(pyproject or tree.has(join_path(folder, "setup.py")))
+    # A library may ship helper commands; a program is the command named after it.
+    names = {normalise(n) for n in [found.name or "", *packages] if n}
+    runnable = any(tree.has(join_path(p, "__main__.py")) for p in packages.values())
+    if names & {normalise(s) for s in scripts} or (runnable and not found.library):
+        found.roles.add("cli")
     found.source_roots = [folder] if django or not packages else sorted(packages.values())
     found.extra["python_packages"] = packages
     return found
@@ -111,7 +116,7 @@ def _toml(tree: FileTree, rel: str) -> dict[str, Any] | None:
         return None
 
 
-def _read_pyproject(data: dict[str, Any], found: Detection, deps: dict[str, str]) -> bool:
+def _read_pyproject(data: dict[str, Any], found: Detection, deps: dict[str, str]) -> set[str]:
     project = data.get("project") or {}
     poetry = (data.get("tool") or {}).get("poetry") or {}
     found.name = project.get("name") or poetry.get("name")
@@ -127,15 +132,15 @@ def _read_pyproject(data: dict[str, Any], found: Detection, deps: dict[str, str]
             deps.setdefault(normalise(name), version or "")
     if project.get("requires-python"):
         found.runtime = _python_runtime(project["requires-python"])
-    return bool(project.get("scripts") or poetry.get("scripts"))
+    return {*(project.get("scripts") or {}), *(poetry.get("scripts") or {})}
 
 
-def _read_setup_cfg(text: str, found: Detection, deps: dict[str, str]) -> bool:
+def _read_setup_cfg(text: str, found: Detection, deps: dict[str, str]) -> set[str]:
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
     except configparser.Error:
-        return False
+        return set()
     found.name = found.name or parser.get("metadata", "name", fallback=None)
     found.description = found.description or parser.get("metadata", "description", fallback=None)
     requires = parser.get("options", "install_requires", fallback="")
@@ -143,10 +148,10 @@ def _read_setup_cfg(text: str, found: Detection, deps: dict[str, str]) -> bool:
         _add_requirement(line, deps)
     if not found.runtime and parser.get("options", "python_requires", fallback=None):
         found.runtime = _python_runtime(parser.get("options", "python_requires"))
-    return "console_scripts" in parser.get("options.entry_points", "console_scripts", fallback="")
+    return set(_SCRIPT.findall(parser.get("options.entry_points", "console_scripts", fallback="")))
 
 
-def _read_setup_py(text: str, found: Detection, deps: dict[str, str]) -> bool:
+def _read_setup_py(text: str, found: Detection, deps: dict[str, str]) -> set[str]:
     for key, value in _SETUP_CALL_STR.findall(text):
         if key == "name" and not found.name:
             found.name = value
@@ -157,7 +162,7 @@ def _read_setup_py(text: str, found: Detection, deps: dict[str, str]) -> bool:
     for block in _SETUP_LIST.findall(text):
         for requirement in _QUOTED.findall(block):
             _add_requirement(requirement, deps)
-    return "console_scripts" in text or "scripts=" in text.replace(" ", "")
+    return set(_QUOTED_SCRIPT.findall(text))
 
 
 def _read_requirements(text: str, deps: dict[str, str]) -> None:
@@ -174,8 +179,15 @@ def _add_requirement(text: str, deps: dict[str, str]) -> None:
 
 
 def _python_runtime(spec: str) -> str:
-    match = _PY_VERSION.search(spec or "")
-    return f"Python {match.group(1)}.{match.group(2)}" if match else "Python 3"
+    """The lowest Python a ``>=3.9, !=3.9.1`` style spec admits (exclusions and caps skipped)."""
+    for clause in re.split(r"[,|]", spec or ""):
+        clause = clause.strip()
+        if clause.startswith(("!=", "<")):
+            continue
+        match = _PY_VERSION.search(clause)
+        if match:
+            return f"Python {match.group(1)}.{match.group(2)}"
+    return "Python 3"
 
 
 def _runtime_file(tree: FileTree, folder: str) -> str | None:

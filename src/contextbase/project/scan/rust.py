@@ -75,7 +75,7 @@ def detect(tree: FileTree, folder: str) -> Detection | None:
     src = join_path(folder, "src")
     has_lib = tree.has(src + "/lib.rs") or "lib" in cargo
     has_bin = tree.has(src + "/main.rs") or bool(cargo.get("bin")) or bool(tree.under(src + "/bin"))
-    if has_bin and not found.roles & {"backend", "frontend"}:
+    if has_bin and not has_lib and not found.roles & {"backend", "frontend"}:
         found.roles.add("cli")
     found.library = has_lib
     found.source_roots = [src] if tree.under(src) else [folder]

@@ -6,8 +6,9 @@
 * **feature-based**: a ``features/``, ``modules/`` or ``domains/`` folder, or
   folders that each hold several layers (``auth/{routes,service,models}``,
   Django apps). Each feature is a module.
-* **layered**: the source root's folders are layers (``controllers``,
-  ``services``, ``models``, ...). Each layer is a module.
+* **layered**: the source root's folders are layers of at least two of the
+  presentation, business and data tiers (``controllers``, ``services``,
+  ``models``, ...). Each layer is a module.
 * **modular**: two or more other folders (or, in a flat package, files).
 * **unknown**: nothing to tell apart.
 
@@ -18,56 +19,60 @@ are the modules.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from contextbase.project.scan.files import FileTree, is_source
 from contextbase.project.scan.keyfiles import TEST_DIRS, KeyFileDraft, is_test, role_of
 
-LAYER_NAMES = frozenset(
-    [
-        "controllers",
-        "controller",
-        "routes",
-        "routers",
-        "router",
-        "handlers",
-        "handler",
-        "api",
-        "endpoints",
-        "views",
-        "services",
-        "service",
-        "usecases",
-        "use_cases",
-        "application",
-        "domain",
-        "models",
-        "model",
-        "entities",
-        "entity",
-        "repositories",
-        "repository",
-        "repos",
-        "dao",
-        "db",
-        "database",
-        "persistence",
-        "infrastructure",
-        "infra",
-        "schemas",
-        "dto",
-        "dtos",
-        "middleware",
-        "middlewares",
+TIERS: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "controllers",
+            "controller",
+            "routes",
+            "routers",
+            "router",
+            "handlers",
+            "handler",
+            "api",
+            "endpoints",
+            "views",
+            "resolvers",
+            "presentation",
+            "templates",
+            "urls",
+            "forms",
+            "serializers",
+        ],
         "presentation",
-        "resolvers",
-        "serializers",
-        "forms",
-        "admin",
-        "urls",
-        "templates",
-    ]
-)
+    ),
+    **dict.fromkeys(
+        ["services", "service", "usecases", "use_cases", "application", "domain"], "business"
+    ),
+    **dict.fromkeys(
+        [
+            "models",
+            "model",
+            "entities",
+            "entity",
+            "repositories",
+            "repository",
+            "repos",
+            "dao",
+            "db",
+            "database",
+            "persistence",
+            "schemas",
+            "dto",
+            "dtos",
+        ],
+        "data",
+    ),
+    **dict.fromkeys(["middleware", "middlewares", "infrastructure", "infra"], "infrastructure"),
+}
+"""Folder (or file) names that say which layer of an application they hold."""
+CORE_TIERS = frozenset({"presentation", "business", "data"})
 FEATURE_CONTAINERS = frozenset({"features", "modules", "domains"})
 GROUPING_DIRS = frozenset({"internal", "pkg", "cmd"})
 NOT_MODULES = TEST_DIRS | frozenset(
@@ -91,6 +96,7 @@ NOT_MODULES = TEST_DIRS | frozenset(
 )
 SKIPPED_FILE_STEMS = frozenset({"__init__", "index", "setup", "conftest", "__main__", "mod"})
 MAX_MODULES = 40
+ONE_PACKAGE_PER_FOLDER = frozenset({".go", ".java", ".kt", ".scala"})
 
 
 @dataclass
@@ -121,8 +127,9 @@ def analyse_members(tree: FileTree, members: dict[str, str | None]) -> Structure
     return Structure("monorepo", f"Monorepo of {len(modules)} packages: {names}.", modules)
 
 
-def analyse(tree: FileTree, source_roots: list[str]) -> Structure:
-    """Modules under the source roots, and the pattern they form."""
+def analyse(tree: FileTree, source_roots: list[str], name: str = "root") -> Structure:
+    """Modules under the source roots, and the pattern they form; ``name`` names the
+    module of files at the project root."""
     if len(source_roots) > 1:
         modules = [
             ModuleDraft(posixpath.basename(root) or "root", root, _files(tree, root))
@@ -141,13 +148,13 @@ def analyse(tree: FileTree, source_roots: list[str]) -> Structure:
         modules = [_dir_module(tree, d) for d in features + shared]
         names = ", ".join(posixpath.basename(d) for d in features[:8])
         text = f"Feature-based: {len(features)} feature modules ({names}){where}."
-        return Structure("feature-based", text, _finish(tree, root, modules))
+        return Structure("feature-based", text, _finish(tree, root, modules, name))
     dirs = _expand(tree, dirs)
-    layers = [d for d in dirs if posixpath.basename(d).lower() in LAYER_NAMES]
-    if len(layers) >= 2 and len(layers) * 2 >= len(dirs):
+    layers = [d for d in dirs if posixpath.basename(d).lower() in TIERS]
+    if _tiers(posixpath.basename(d) for d in layers) >= 2 and len(layers) * 2 >= len(dirs):
         modules = [_dir_module(tree, d) for d in dirs]
         names = ", ".join(posixpath.basename(d) for d in layers[:8])
-        return Structure("layered", f"Layered: {names}{where}.", _finish(tree, root, modules))
+        return Structure("layered", f"Layered: {names}{where}.", _finish(tree, root, modules, name))
     sliced = [d for d in dirs if _layers_inside(tree, d) >= 2]
     if len(sliced) >= 2 and len(sliced) * 2 >= len(dirs):
         modules = [_dir_module(tree, d) for d in dirs]
@@ -155,14 +162,16 @@ def analyse(tree: FileTree, source_roots: list[str]) -> Structure:
         text = (
             f"Feature-based: {len(sliced)} feature modules with their own layers ({names}){where}."
         )
-        return Structure("feature-based", text, _finish(tree, root, modules))
+        return Structure("feature-based", text, _finish(tree, root, modules, name))
     modules = [_dir_module(tree, d) for d in dirs]
     if len(dirs) < 2:
         modules += _file_modules(tree, root)
     if len(modules) >= 2:
         text = f"Modular: {len(modules)} modules{where}."
-        return Structure("modular", text, _finish(tree, root, modules))
-    return Structure("unknown", "No module structure to tell apart.", _finish(tree, root, modules))
+        return Structure("modular", text, _finish(tree, root, modules, name))
+    return Structure(
+        "unknown", "No module structure to tell apart.", _finish(tree, root, modules, name)
+    )
 
 
 def _files(tree: FileTree, path: str) -> list[str]:
@@ -191,12 +200,15 @@ def _expand(tree: FileTree, dirs: list[str]) -> list[str]:
     return expanded
 
 
+def _tiers(names: Iterable[str]) -> int:
+    """How many of the presentation, business and data tiers the names cover."""
+    return len({TIERS.get(name.lower()) for name in names} & CORE_TIERS)
+
+
 def _layers_inside(tree: FileTree, folder: str) -> int:
-    names = {posixpath.basename(d).lower() for d in tree.child_dirs(folder)}
-    names |= {
-        posixpath.splitext(posixpath.basename(f))[0].lower() for f in tree.child_files(folder)
-    }
-    return len(names & LAYER_NAMES)
+    names = [posixpath.basename(d) for d in tree.child_dirs(folder)]
+    names += [posixpath.splitext(posixpath.basename(f))[0] for f in tree.child_files(folder)]
+    return _tiers(names)
 
 
 def _dir_module(tree: FileTree, folder: str) -> ModuleDraft:
@@ -204,25 +216,30 @@ def _dir_module(tree: FileTree, folder: str) -> ModuleDraft:
 
 
 def _file_modules(tree: FileTree, root: str) -> list[ModuleDraft]:
+    """In a flat Python, JavaScript or Rust package each file is a module (in Go and Java
+    the files of a folder form one package)."""
     modules = []
     for rel in tree.child_files(root):
-        stem = posixpath.splitext(posixpath.basename(rel))[0]
+        stem, extension = posixpath.splitext(posixpath.basename(rel))
+        if extension in ONE_PACKAGE_PER_FOLDER:
+            continue
         if is_source(rel) and stem not in SKIPPED_FILE_STEMS and role_of(rel) == "core":
             modules.append(ModuleDraft(stem.lstrip("_") or stem, rel, [rel]))
     return modules
 
 
-def _finish(tree: FileTree, root: str, modules: list[ModuleDraft]) -> list[ModuleDraft]:
+def _finish(
+    tree: FileTree, root: str, modules: list[ModuleDraft], root_name: str
+) -> list[ModuleDraft]:
     """Add the source root's own files as a module when they matter, then cap and dedupe."""
     covered = {m.path for m in modules}
     own = [f for f in tree.child_files(root) if is_source(f) and f not in covered]
     code = [f for f in own if not is_test(f)]
     entry = any(role_of(f) == "entry" and not f.endswith("__init__.py") for f in code)
     if modules and (len(code) >= 2 or entry):
-        name = posixpath.basename(root) or "root"
-        modules.insert(0, ModuleDraft(name, root, own))
+        modules.insert(0, ModuleDraft(posixpath.basename(root) or root_name, root, own))
     elif not modules and own:
-        modules = [ModuleDraft(posixpath.basename(root) or "root", root, own)]
+        modules = [ModuleDraft(posixpath.basename(root) or root_name, root, own)]
     modules.sort(key=lambda m: -len(m.files))
     return sorted(_unique(modules[:MAX_MODULES]), key=lambda m: m.path)
 
