@@ -45,10 +45,13 @@ SECRETS = [
         "npm_AbCd",
     ),
     ("bearer_token", "Authorization: Bearer abc123def456ghi789jkl", "abc123def456"),
+    ("bearer_token", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNz"),
     ("url_password", "postgresql://admin:S3cretPass@db.internal:5432/app refused", "S3cretPass"),
     ("password", 'DB_PASSWORD="hunter2-dev"', "hunter2-dev"),
     ("password", "password: correcthorsebattery", "correcthorsebattery"),
+    ("password", 'PGPASSWORD="correct horse battery"', "horse battery"),
     ("secret", 'client_secret: "9f8e7d6c5b4a"', "9f8e7d6c5b4a"),
+    ("secret", "SECRET_KEY = 'django-insecure-4#v8x!k2'", "django-insecure"),
     ("secret", 'token = "a1b2c3d4e5f6g7h8i9j0k1"', "a1b2c3d4e5f6g7h8i9j0"),
     (
         "jwt",
@@ -101,6 +104,10 @@ ORDINARY = [
     "skip-worktree flag set; sk-learn is not a package",
     "/usr/local/lib/python3.12/site-packages/requests/adapters.py:519",
     "Caused by: java.lang.NullPointerException at com.example.Main.main(Main.java:14)",
+    "Token introspection failed for client; Basic authentication is required",
+    "Bearer authentication failed: invalid_token",
+    "SECRET_KEY = settings.SECRET_KEY",
+    "def check_password(password: str) -> bool:",
 ]
 
 

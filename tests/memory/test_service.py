@@ -257,6 +257,8 @@ def test_import_rejects_a_bad_file_without_writing(memory: SolutionMemory) -> No
         memory.import_jsonl([good, '{"id": "not-a-uuid", "errorMessage": "x", "solution": "y"}'])
     with pytest.raises(InvalidInputError, match="Line 1"):
         memory.import_jsonl(["{not json"])
+    with pytest.raises(InvalidInputError, match="Line 2 of the import is not valid UTF-8"):
+        memory.import_jsonl([good.encode(), b'{"errorMessage": "caf\xe9"}'])
     assert memory.count() == 0
 
 

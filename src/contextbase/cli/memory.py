@@ -276,6 +276,5 @@ def import_(source: str, embedder: str | None, db_path: str | None, as_json: boo
         echo_json(summary)
         return
     _print(
-        f"Imported: {report.added} added, {report.updated} updated, "
-        f"{report.unchanged} unchanged."
+        f"Imported: {report.added} added, {report.updated} updated, {report.unchanged} unchanged."
     )

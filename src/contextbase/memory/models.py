@@ -280,3 +280,29 @@ def default_title(error_message: str) -> str:
     best = next((line for line in reversed(lines) if re.search(r"error|exception", line, re.I)), "")
     title = best or (lines[0] if lines else "Error")
     return title if len(title) <= 120 else title[:119].rstrip() + "…"
+
+
+def int_in_range(name: str, value: Any, low: int, high: int) -> int:
+    """A whole number from ``low`` to ``high`` (``5``, ``5.0`` and ``"5"`` all count)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise InvalidInputError(f"{name} must be a whole number from {low} to {high}.")
+    try:
+        number = int(value) if not isinstance(value, float) or value.is_integer() else None
+    except ValueError:
+        number = None
+    if number is None or not low <= number <= high:
+        raise InvalidInputError(
+            f"{name} must be a whole number from {low} to {high}, not {value!r}."
+        )
+    return number
+
+
+def float_in_range(name: str, value: Any, low: float, high: float) -> float:
+    """A number from ``low`` to ``high``."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = float("nan")
+    if isinstance(value, bool) or not low <= number <= high:
+        raise InvalidInputError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}.")
+    return number

@@ -84,7 +84,10 @@ _TOKEN_RULES: list[tuple[str, re.Pattern[str], int]] = [
     ("npm_token", re.compile(r"_authToken\s*=\s*([^\s\"']+)"), 1),
     (
         "bearer_token",
-        re.compile(r"\b(?:Bearer|Basic|Token)\s+([A-Za-z0-9_\-.~+/]{12,}=*)(?![\w.~+/-])"),
+        # A credential has a digit or base64 padding; "Token introspection" is prose.
+        re.compile(
+            r"\b(?:Bearer|Basic|Token)\s+(?=[\w\-.~+/]*[\d=])([\w\-.~+/]{12,}=*)(?![\w.~+/=-])"
+        ),
         1,
     ),
     (
@@ -96,16 +99,17 @@ _TOKEN_RULES: list[tuple[str, re.Pattern[str], int]] = [
 
 # ``DB_PASSWORD=…``, ``secret: …``, ``"api_key": "…"``, ``token = "…"``.
 _ASSIGNMENT = re.compile(
-    r"(?P<key>\b[A-Za-z0-9_.-]*?(?P<name>password|passwd|pwd|passphrase|secret|token"
+    r"(?P<key>\b[A-Za-z0-9_.-]*?(?P<name>password|passwd|pwd|passphrase|secret[_-]?key|secret|token"
     r"|api[_-]?key|apikey|access[_-]?key|private[_-]?key|client[_-]?secret|credentials?)\b)"
     r"(?P<sep>[\"']?\s*(?::|=|:=|=>)\s*)"
-    r"(?P<quote>[\"']?)(?P<value>[^\s\"',;}{)]+)(?P=quote)",
+    r"(?:(?P<quote>[\"'])(?P<quoted>[^\"'\n]{1,200})(?P=quote)|(?P<bare>[^\s\"',;}{)]+))",
     re.IGNORECASE,
 )
 _NOT_A_SECRET = re.compile(
     r"^(?:<redacted:[a-z_]+>|\*+|x+|null|none|nil|true|false|undefined|required|optional"
     r"|str|string|int|bool|bytes|secretstr|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|%\(?\w+\)?s?"
-    r"|os\.environ.*|process\.env.*|env\(.*|getenv.*|<[^>]*>|\{\{.*\}\})$",
+    r"|os\.environ.*|process\.env.*|env\(.*|getenv.*|<[^>]*>|\{\{.*\}\}"
+    r"|[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?)$",
     re.IGNORECASE,
 )
 
@@ -167,11 +171,13 @@ def redact(text: str, *, home: Path | None = None) -> Redaction:
         text = pattern.sub(replacer(kind, group), text)
 
     def assignment(match: re.Match[str]) -> str:
-        if not _looks_secret(match["name"], match["key"], match["value"], match["sep"]):
+        value = match["quoted"] if match["quote"] else match["bare"]
+        if not _looks_secret(match["name"], match["key"], value, match["sep"]):
             return match.group(0)
         kind = "password" if match["name"].lower().startswith(("pass", "pwd")) else "secret"
         counts[kind] += 1
-        return f"{match['key']}{match['sep']}{match['quote']}{_mask(kind)}{match['quote']}"
+        quote = match["quote"] or ""
+        return f"{match['key']}{match['sep']}{quote}{_mask(kind)}{quote}"
 
     text = _ASSIGNMENT.sub(assignment, text)
 

@@ -27,6 +27,8 @@ from contextbase.memory.models import (
     SolutionDraft,
     default_title,
     environment_field,
+    float_in_range,
+    int_in_range,
     solution_id,
     text_field,
 )
@@ -174,8 +176,8 @@ class SolutionMemory:
     ) -> SearchResult:
         """Solutions for an error message or keywords, best first, scores in [0, 1]."""
         text = text_field("query", query, MAX_ERROR_CHARS, required=True)
-        count = _int_in_range("limit", limit, 1, MAX_LIMIT)
-        threshold = _float_in_range("minScore", min_score, 0.0, 1.0)
+        count = int_in_range("limit", limit, 1, MAX_LIMIT)
+        threshold = float_in_range("minScore", min_score, 0.0, 1.0)
         chosen = validate_mode(mode)
         used = "sparse" if chosen == "hybrid" and self.embedder is None else chosen
         hits = self.searcher.search(
@@ -215,9 +217,7 @@ class SolutionMemory:
         return found, [i for i in wanted if i not in rows]
 
     def recent(self, limit: int = 10) -> list[Solution]:
-        return [
-            row_to_solution(r) for r in self.store.recent(_int_in_range("limit", limit, 1, 100))
-        ]
+        return [row_to_solution(r) for r in self.store.recent(int_in_range("limit", limit, 1, 100))]
 
     def count(self) -> int:
         return self.store.count()
@@ -253,12 +253,14 @@ class SolutionMemory:
         records: list[dict[str, Any]] = []
         counts: dict[str, int] = {}
         for number, line in enumerate(lines, start=1):
-            text = line.decode("utf-8", "strict") if isinstance(line, bytes) else line
-            if not text.strip():
-                continue
             try:
+                text = line.decode("utf-8") if isinstance(line, bytes) else line
+                if not text.strip():
+                    continue
                 record, redacted = self._import_record(json.loads(text))
-            except (json.JSONDecodeError, InvalidInputError, UnicodeDecodeError) as exc:
+            except UnicodeDecodeError as exc:
+                raise InvalidInputError(f"Line {number} of the import is not valid UTF-8.") from exc
+            except (json.JSONDecodeError, InvalidInputError) as exc:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
                 raise InvalidInputError(f"Line {number} of the import: {reason}") from exc
             for kind, n in redacted.items():
@@ -302,8 +304,8 @@ class SolutionMemory:
         created = text_field("createdAt", data.get("createdAt"), 64) or now
         updated = text_field("updatedAt", data.get("updatedAt"), 64) or created
         record = _record(draft, solution_id(data.get("id"), "id"), created, updated)
-        record["save_count"] = _int_in_range("saveCount", data.get("saveCount", 1), 1, 10**9)
-        record["hit_count"] = _int_in_range("hitCount", data.get("hitCount", 0), 0, 10**9)
+        record["save_count"] = int_in_range("saveCount", data.get("saveCount", 1), 1, 10**9)
+        record["hit_count"] = int_in_range("hitCount", data.get("hitCount", 0), 0, 10**9)
         return record, redacted
 
     # -- maintenance ----------------------------------------------------------------
@@ -392,27 +394,3 @@ def _document_text(record: Mapping[str, Any]) -> str:
     if record["root_cause"]:
         parts.append(record["root_cause"][:600])
     return "\n".join(parts)
-
-
-def _int_in_range(name: str, value: Any, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise InvalidInputError(f"{name} must be a whole number from {low} to {high}.")
-    try:
-        number = int(value) if not isinstance(value, float) or value.is_integer() else None
-    except ValueError:
-        number = None
-    if number is None or not low <= number <= high:
-        raise InvalidInputError(
-            f"{name} must be a whole number from {low} to {high}, not {value!r}."
-        )
-    return number
-
-
-def _float_in_range(name: str, value: Any, low: float, high: float) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = float("nan")
-    if isinstance(value, bool) or not low <= number <= high:
-        raise InvalidInputError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}.")
-    return number

@@ -4,7 +4,8 @@ Layout (component ``memory`` in ``schema_version``):
 
 * ``solutions`` — one row per solution after the Context8 schema, keyed by an
   integer ``pk`` (the rowid the FTS and vector tables share) and a public UUID
-  ``id``; ``error_normalized``/``dedup_key`` come from ``normalize.py``.
+  ``id``; ``error_normalized``/``dedup_key`` come from ``normalize.py``, and
+  ``key_terms``/``prose_terms`` hold the distinct indexed tokens ranking reads.
 * ``solution_labels`` — tags and labels, one row each, so filters use an index.
 * ``solution_codes`` — the exact error codes of each solution's error message.
 * ``solutions_fts`` — FTS5, contentless with deletes, over title, normalised
@@ -14,7 +15,8 @@ Layout (component ``memory`` in ``schema_version``):
 
 Every write happens inside ``db.transaction()`` (BEGIN IMMEDIATE), and every
 read is a single statement whose rows are fetched at once, so no read
-transaction stays open while a caller waits.
+transaction stays open while a caller waits. Needs apsw ≥ 3.47 (FTS5 tokenizer
+access) and SQLite ≥ 3.43 (contentless-delete FTS5 tables).
 """
 
 from __future__ import annotations
@@ -42,6 +44,10 @@ FTS_COLUMNS = (
     "solution",
     "tags",
 )
+KEY_FIELDS = ("title", "error", "codes", "identifiers", "tags")
+PROSE_FIELDS = ("context", "root_cause", "solution")
+PROSE_CHARS = 4000
+"""Only the start of long prose counts when ranking by query coverage."""
 BM25_WEIGHTS = (2.0, 4.0, 6.0, 1.0, 0.5, 0.7, 0.7, 1.5)
 """Column weights of ``bm25()``, in ``FTS_COLUMNS`` order: the error and its codes count most."""
 
@@ -65,6 +71,8 @@ MIGRATIONS = [
         error_normalized TEXT NOT NULL,
         error_identifiers TEXT NOT NULL DEFAULT '',
         error_codes TEXT NOT NULL DEFAULT '[]',
+        key_terms TEXT NOT NULL DEFAULT '',
+        prose_terms TEXT NOT NULL DEFAULT '',
         dedup_key TEXT NOT NULL,
         save_count INTEGER NOT NULL DEFAULT 1,
         hit_count INTEGER NOT NULL DEFAULT 0,
@@ -119,6 +127,8 @@ WRITE_COLUMNS = (
     "error_normalized",
     "error_identifiers",
     "error_codes",
+    "key_terms",
+    "prose_terms",
     "dedup_key",
     "save_count",
     "hit_count",
@@ -171,7 +181,23 @@ class SolutionStore:
 
     # -- writes (call inside db.transaction()) -----------------------------------
 
+    def terms(self, fts: dict[str, str]) -> dict[str, str]:
+        """The distinct indexed tokens of the error-ish fields and of the prose fields.
+
+        Ranking reads them to see which query tokens a candidate contains without
+        tokenising its text again on every search.
+        """
+        key = dict.fromkeys(self.tokens("\n".join(fts.get(c, "") for c in KEY_FIELDS)))
+        prose = dict.fromkeys(
+            self.tokens("\n".join(fts.get(c, "")[:PROSE_CHARS] for c in PROSE_FIELDS))
+        )
+        return {
+            "key_terms": " ".join(key),
+            "prose_terms": " ".join(t for t in prose if t not in key),
+        }
+
     def insert(self, record: dict[str, Any], fts: dict[str, str]) -> int:
+        record = {**record, **self.terms(fts)}
         marks = ", ".join("?" for _ in WRITE_COLUMNS)
         self.db.execute(
             f"INSERT INTO solutions({', '.join(WRITE_COLUMNS)}) VALUES ({marks})",
@@ -182,6 +208,7 @@ class SolutionStore:
         return pk
 
     def update(self, pk: int, record: dict[str, Any], fts: dict[str, str]) -> None:
+        record = {**record, **self.terms(fts)}
         columns = [c for c in WRITE_COLUMNS if c != "id"]
         assignments = ", ".join(f"{c} = ?" for c in columns)
         self.db.execute(
@@ -241,6 +268,18 @@ class SolutionStore:
         for start in range(0, len(pks), 500):
             batch = list(pks[start : start + 500])
             found += self.rows(f"pk IN ({', '.join('?' for _ in batch)})", batch)
+        return found
+
+    def scoring_rows(self, pks: Sequence[int]) -> list[dict[str, Any]]:
+        """What ranking needs of each candidate, without the long texts."""
+        found: list[dict[str, Any]] = []
+        for start in range(0, len(pks), 500):
+            batch = list(pks[start : start + 500])
+            found += self.db.query(
+                "SELECT pk, key_terms, prose_terms, error_codes, environment, updated_at"
+                f" FROM solutions WHERE pk IN ({', '.join('?' for _ in batch)})",
+                batch,
+            )
         return found
 
     def by_dedup_key(self, key: str) -> list[dict[str, Any]]:
