@@ -25,6 +25,7 @@ Migration = str | Callable[["Database"], None]
 """A migration step: a SQL script, or a function that receives the database."""
 
 BUSY_TIMEOUT_MS = 60_000
+MMAP_BYTES = 256 * 1024 * 1024
 
 
 def utcnow() -> str:
@@ -68,6 +69,8 @@ class Database:
                 self.conn.execute("PRAGMA journal_mode=WAL")
                 self.conn.execute("PRAGMA synchronous=NORMAL")
             self.conn.execute("PRAGMA foreign_keys=ON")
+            # Memory-mapped reads make brute-force vector scans markedly faster.
+            self.conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             self.conn.execute("SELECT count(*) FROM sqlite_master").fetchall()
         except apsw.Error as exc:
             raise StoreError(f"Cannot open the database {self.path}: {exc}.") from exc
