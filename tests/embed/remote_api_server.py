@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import threading
 import time
 import zlib
@@ -31,11 +32,17 @@ DEFAULT_DIMENSION = 8
 
 
 def vector_for(text: str, dimension: int) -> list[float]:
-    """The unit vector the server returns for ``text``: distinct for distinct texts."""
-    raw = [float(len(text) + 1), float(zlib.crc32(text.encode()) % 1000 + 1)]
-    raw += [1.0] * (dimension - 2)
+    """The unit vector the server returns for ``text``: a hashed bag of its words.
+
+    Texts sharing words get similar vectors (so rankings in tests mean something),
+    and a checksum component keeps distinct texts apart.
+    """
+    raw = [0.0] * dimension
+    for word in re.findall(r"[a-z0-9]+", text.lower()):
+        raw[zlib.crc32(word.encode()) % (dimension - 1) + 1] += 1.0
+    raw[0] = (zlib.crc32(text.encode()) % 1000 + 1) / 1000
     norm = math.sqrt(sum(v * v for v in raw))
-    return [v / norm for v in raw[:dimension]]
+    return [v / norm for v in raw]
 
 
 @dataclass
