@@ -9,10 +9,9 @@ named ``vec_<purpose>_<space id>``, whose rowid is the id of the row it embeds.
 from __future__ import annotations
 
 import re
+from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-from sqlite_vec import serialize_float32
 
 from contextbase.errors import EmbeddingError, StoreError
 from contextbase.store.db import Database, utcnow
@@ -112,7 +111,7 @@ class VectorTable:
             raise EmbeddingError(
                 f"A {len(vector)}-d vector cannot go into the {self.space.label} space."
             )
-        return serialize_float32(list(vector))
+        return array("f", vector).tobytes()
 
     def upsert(self, rows: Iterable[tuple[int, Sequence[float] | bytes, Sequence[str]]]) -> None:
         """Insert or replace ``(rowid, vector, metadata values)`` rows.
