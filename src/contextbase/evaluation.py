@@ -17,7 +17,6 @@ from typing import Any
 
 from contextbase.errors import InvalidInputError
 from contextbase.search.hybrid import DocSearch, Mode
-from contextbase.store.db import from_json
 from contextbase.store.models import Filters
 
 
@@ -111,8 +110,9 @@ def evaluate(
 
 
 def _document_roots(search: DocSearch) -> dict[int, str]:
-    rows = search.store.db.query("SELECT id, metadata FROM documents")
-    return {row["id"]: from_json(row["metadata"], {}).get("root", "") for row in rows}
+    return {
+        doc_id: meta.get("root", "") for doc_id, meta in search.store.document_metadata().items()
+    }
 
 
 def _relative(document_root: str, source: str, root: Path) -> str:

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 
 from contextbase.errors import InvalidInputError
+from contextbase.store.base import Store
 from contextbase.store.models import Library, normalise_term
-from contextbase.store.sqlite import SQLiteStore
 
 MAX_NAME_CHARS = 200
 
@@ -62,7 +62,7 @@ def name_variants(name: str) -> set[str]:
 
 
 class LibraryResolver:
-    def __init__(self, store: SQLiteStore) -> None:
+    def __init__(self, store: Store) -> None:
         self.store = store
 
     def resolve(self, name: str, query: str = "", limit: int = 5) -> list[LibraryMatch]:

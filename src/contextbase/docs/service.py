@@ -9,8 +9,8 @@ from contextbase.docs.resolver import LibraryMatch, LibraryResolver
 from contextbase.embed import Embedder
 from contextbase.errors import InvalidInputError, LibraryNotFoundError, NotFoundError
 from contextbase.search.hybrid import DocSearch, SearchResult, SearchSettings
+from contextbase.store.base import Store
 from contextbase.store.models import Filters, Library, LibrarySummary
-from contextbase.store.sqlite import SQLiteStore
 
 DEFAULT_TOKENS = 5000
 MIN_TOKENS = 500
@@ -42,7 +42,7 @@ class DocsAnswer:
 class DocsService:
     def __init__(
         self,
-        store: SQLiteStore,
+        store: Store,
         embedder: Embedder | None,
         settings: SearchSettings | None = None,
     ) -> None:

@@ -16,9 +16,9 @@ from contextbase.embed import Embedder
 from contextbase.errors import InvalidInputError
 from contextbase.search.fts import match_expression
 from contextbase.search.fusion import reciprocal_rank_fusion, weighted_fusion
+from contextbase.store.base import Store
 from contextbase.store.models import ChunkRecord, Filters
-from contextbase.store.sqlite import SQLiteStore
-from contextbase.store.vectors import Space, find_space
+from contextbase.store.vectors import Space
 from contextbase.tokens import estimate_tokens, truncate_to_tokens
 
 Mode = Literal["hybrid", "keyword", "vector"]
@@ -80,7 +80,7 @@ class DocSearch:
 
     def __init__(
         self,
-        store: SQLiteStore,
+        store: Store,
         embedder: Embedder | None,
         settings: SearchSettings | None = None,
     ) -> None:
@@ -92,8 +92,9 @@ class DocSearch:
         """The stored space the embedder writes into, if this database has it."""
         if self.embedder is None:
             return None
-        return find_space(
-            self.store.db, self.embedder.provider, self.embedder.model, self.embedder.dimension
+        wanted = (self.embedder.provider, self.embedder.model, self.embedder.dimension)
+        return next(
+            (s for s in self.store.spaces() if (s.provider, s.model, s.dimension) == wanted), None
         )
 
     def effective_mode(self, mode: Mode) -> Mode:

@@ -256,6 +256,11 @@ class SQLiteStore:
     def _ids(self, sql: str, *params: Any) -> list[int]:
         return [int(row[0]) for row in self.db.execute(sql, params)]
 
+    def document_metadata(self) -> dict[int, dict[str, Any]]:
+        """Metadata of every document by id (e.g. the folder it was read from)."""
+        rows = self.db.query("SELECT id, metadata FROM documents")
+        return {row["id"]: from_json(row["metadata"], {}) for row in rows}
+
     def get_chunks(self, ids: Sequence[int]) -> dict[int, ChunkRecord]:
         found: dict[int, ChunkRecord] = {}
         for start in range(0, len(ids), 500):
