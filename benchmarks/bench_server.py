@@ -40,8 +40,10 @@ async def measure(db: Path, queries: list[dict[str, str]], starts: int) -> dict[
 
     started = time.perf_counter()
     async with Client(_params(db)) as client:
-        await client.call_tool("query-docs", {"libraryId": f"/pypi/{queries[0]['library']}",
-                                              "query": queries[0]["query"]})
+        await client.call_tool(
+            "query-docs",
+            {"libraryId": f"/pypi/{queries[0]['library']}", "query": queries[0]["query"]},
+        )
         cold = time.perf_counter() - started
         warm: list[float] = []
         for item in queries:

@@ -14,26 +14,67 @@ pytestmark = pytest.mark.anyio
 
 TOOLS = {
     "docs": {"resolve-library-id", "query-docs", "get-library-docs", "list-libraries"},
-    "rag": {"crawl_single_page", "smart_crawl_url", "get_available_sources",
-            "perform_rag_query", "search_code_examples", "list_jobs", "get_job", "cancel_job"},
+    "rag": {
+        "crawl_single_page",
+        "smart_crawl_url",
+        "get_available_sources",
+        "perform_rag_query",
+        "search_code_examples",
+        "list_jobs",
+        "get_job",
+        "cancel_job",
+    },
     "kb": {"search_knowledgebase"},
-    "memory": {"save-error-solution", "search-solutions", "get-solution-detail",
-               "batch-get-solutions", "delete-solution"},
-    "project": {"get-project-context", "save-discovery", "search-project-memory",
-                "get-file-context", "end-session", "list-sessions"},
-    "graph": {"parse_repository", "parse_github_repository", "check_ai_script_hallucinations",
-              "query_knowledge_graph"},
+    "memory": {
+        "save-error-solution",
+        "search-solutions",
+        "get-solution-detail",
+        "batch-get-solutions",
+        "delete-solution",
+    },
+    "project": {
+        "get-project-context",
+        "save-discovery",
+        "search-project-memory",
+        "get-file-context",
+        "end-session",
+        "list-sessions",
+    },
+    "graph": {
+        "parse_repository",
+        "parse_github_repository",
+        "check_ai_script_hallucinations",
+        "query_knowledge_graph",
+    },
 }
-WRITERS = {"crawl_single_page", "smart_crawl_url", "cancel_job", "save-error-solution",
-           "delete-solution", "save-discovery", "end-session", "parse_repository",
-           "parse_github_repository"}
+WRITERS = {
+    "crawl_single_page",
+    "smart_crawl_url",
+    "cancel_job",
+    "save-error-solution",
+    "delete-solution",
+    "save-discovery",
+    "end-session",
+    "parse_repository",
+    "parse_github_repository",
+}
 
 
 def _params(db: Path, project: Path, *extra: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable,
-        args=["-m", "contextbase", "serve", "--db", str(db), "--embedder", "fake",
-              "--project", str(project), *extra],
+        args=[
+            "-m",
+            "contextbase",
+            "serve",
+            "--db",
+            str(db),
+            "--embedder",
+            "fake",
+            "--project",
+            str(project),
+            *extra,
+        ],
         env={**os.environ},
     )
 
@@ -43,10 +84,13 @@ async def test_every_group_is_served(tmp_path: Path) -> None:
         names = {tool.name for tool in (await client.list_tools()).tools}
         for group, tools in TOOLS.items():
             assert tools <= names, (group, tools - names)
-        saved = await client.call_tool("save-error-solution", {
-            "errorMessage": "ModuleNotFoundError: No module named 'yaml'",
-            "solution": "pip install pyyaml",
-        })
+        saved = await client.call_tool(
+            "save-error-solution",
+            {
+                "errorMessage": "ModuleNotFoundError: No module named 'yaml'",
+                "solution": "pip install pyyaml",
+            },
+        )
         assert not saved.is_error
         found = await client.call_tool("search-solutions", {"query": "No module named yaml"})
         assert "pyyaml" in found.content[0].text

@@ -16,10 +16,27 @@ pytestmark = pytest.mark.skipif(shutil.which("npx") is None, reason="Node.js (np
 
 def _inspector(db: Path, *method: str) -> dict:  # type: ignore[type-arg]
     done = subprocess.run(
-        ["npx", "-y", "@modelcontextprotocol/inspector", "--cli", sys.executable, "-m",
-         "contextbase", "serve", "--db", str(db), "--tools", "docs", "--embedder", "fake",
-         *method],
-        capture_output=True, text=True, timeout=600, env={**os.environ},
+        [
+            "npx",
+            "-y",
+            "@modelcontextprotocol/inspector",
+            "--cli",
+            sys.executable,
+            "-m",
+            "contextbase",
+            "serve",
+            "--db",
+            str(db),
+            "--tools",
+            "docs",
+            "--embedder",
+            "fake",
+            *method,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ},
     )
     if done.returncode != 0 and "ENOTFOUND" in done.stderr + done.stdout:
         pytest.skip("the npm registry is not reachable")
@@ -31,8 +48,15 @@ def test_inspector_lists_and_calls_tools(numpy_db: Path) -> None:
     listed = _inspector(numpy_db, "--method", "tools/list")
     assert {"resolve-library-id", "query-docs"} <= {t["name"] for t in listed["tools"]}
     called = _inspector(
-        numpy_db, "--method", "tools/call", "--tool-name", "query-docs",
-        "--tool-arg", "libraryId=/pypi/numpy", "--tool-arg", "query=vstack arrays vertically",
+        numpy_db,
+        "--method",
+        "tools/call",
+        "--tool-name",
+        "query-docs",
+        "--tool-arg",
+        "libraryId=/pypi/numpy",
+        "--tool-arg",
+        "query=vstack arrays vertically",
     )
     assert not called.get("isError")
     assert "numpy.vstack" in called["content"][0]["text"]
