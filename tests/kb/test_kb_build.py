@@ -19,7 +19,7 @@ import pytest
 
 from contextbase.embed import get_embedder
 from contextbase.embed.fake import FakeEmbedder
-from contextbase.errors import ConfigError, EmbeddingError
+from contextbase.errors import ConfigError, ContextbaseError, EmbeddingError
 from contextbase.kb.build import BuildSummary, build
 from contextbase.kb.config import load_config
 from contextbase.kb.search import KnowledgebaseSearch
@@ -275,16 +275,33 @@ def _many_pages(root: Path, count: int) -> Path:
     return root
 
 
+PAGES = 320
+
+
+def _stored(path: Path) -> bool:
+    """Whether a build in progress has stored its first documents."""
+    if not path.exists():
+        return False
+    try:
+        db = Database(path, readonly=True)
+    except ContextbaseError:
+        return False
+    try:
+        return db.table_exists("documents") and bool(db.scalar("SELECT count(*) FROM documents"))
+    finally:
+        db.close()
+
+
 def test_killed_build_resumes(
     tmp_path: Path, api: EmbeddingAPI, key_file: Path, write_config: WriteConfig
 ) -> None:
-    pages = _many_pages(tmp_path / "pages", 80)
+    pages = _many_pages(tmp_path / "pages", PAGES)
     config = write_config(
         {
             "output": "kb.db",
             "chunking": {"target_tokens": 50, "min_tokens": 10},
             "embeddings": {
-                "providers": [openai_provider(api, key_file, batch_size=32, max_concurrency=1)]
+                "providers": [openai_provider(api, key_file, batch_size=64, max_concurrency=1)]
             },
             "sources": [
                 {"local_path": str(pages), "project_name": "Pages", "project_version": "1"}
@@ -297,10 +314,10 @@ def test_killed_build_resumes(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 60
-    # 80 pages of 4 chunks make two embedding rounds of 256 chunks (8 requests of 32):
-    # the 9th request means the first round's documents are stored.
-    while len(api.requests) < 9 and time.monotonic() < deadline and proc.poll() is None:
+    deadline = time.monotonic() + 120
+    # 320 pages of 4 chunks take two embedding rounds; kill as soon as the first
+    # round's documents are stored.
+    while time.monotonic() < deadline and proc.poll() is None and not _stored(tmp_path / "kb.db"):
         time.sleep(0.05)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=10)
@@ -320,7 +337,7 @@ def test_killed_build_resumes(
     vectors = db.scalar("SELECT count(*) FROM vec_chunks_1")
     assert db.scalar("SELECT count(*) FROM chunks") == vectors
     db.close()
-    assert 0 < documents < 80
+    assert 0 < documents < PAGES
 
     api.delay = lambda seen: 0.0
     before = api_texts(api)
@@ -328,7 +345,7 @@ def test_killed_build_resumes(
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["sources"][0]["unchanged"] == documents
-    assert summary["sources"][0]["indexed"] == 80 - documents
+    assert summary["sources"][0]["indexed"] == PAGES - documents
     resumed_texts = api_texts(api) - before
     clean = run_builder("--config", str(config), "--output", str(tmp_path / "clean.db"))
     assert clean.returncode == 0, clean.stderr
