@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from contextbase.cli._common import (
@@ -79,18 +81,11 @@ def add(
     exclude: tuple[str, ...],
     ref: str | None,
     docs_path: str | None,
-    max_depth: int,
-    max_pages: int,
-    max_concurrent: int,
-    include_url: tuple[str, ...],
-    exclude_url: tuple[str, ...],
-    render: bool,
-    single_page: bool,
-    no_robots: bool,
     code_min_chars: int,
     embedder: str | None,
     db_path: str | None,
     as_json: bool,
+    **web: Any,
 ) -> None:
     """Index documentation from a folder, a git repository or a website.
 
@@ -109,16 +104,7 @@ def add(
         exclude=exclude,
         ref=ref,
         path=docs_path,
-        crawl=crawl_options(
-            max_depth,
-            max_pages,
-            max_concurrent,
-            include_url,
-            exclude_url,
-            render,
-            single_page,
-            no_robots,
-        ),
+        crawl=crawl_options(**web),
         code_min_chars=code_min_chars,
     )
     run_add(spec, db_path, embedder, as_json)

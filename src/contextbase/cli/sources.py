@@ -226,18 +226,11 @@ def crawl(
     library_name: str | None,
     version: str | None,
     description: str | None,
-    max_depth: int,
-    max_pages: int,
-    max_concurrent: int,
-    include_url: tuple[str, ...],
-    exclude_url: tuple[str, ...],
-    render: bool,
-    single_page: bool,
-    no_robots: bool,
     code_min_chars: int,
     embedder: str | None,
     db_path: str | None,
     as_json: bool,
+    **web: Any,
 ) -> None:
     """Crawl a documentation website (llms.txt, sitemap or links) and index it."""
     if source_kind(url) != "web":
@@ -247,16 +240,7 @@ def crawl(
         library=library_name,
         version=version,
         description=description,
-        crawl=crawl_options(
-            max_depth,
-            max_pages,
-            max_concurrent,
-            include_url,
-            exclude_url,
-            render,
-            single_page,
-            no_robots,
-        ),
+        crawl=crawl_options(**web),
         code_min_chars=code_min_chars,
     )
     run_add(spec, db_path, embedder, as_json)
